@@ -1,0 +1,89 @@
+// Package policy computes, once and without side effects, what a sandboxed
+// command may do: where it may write, what it may not see, whether it has a
+// network and which environment it gets. Every backend (bwrap, Landlock,
+// Seatbelt) renders the same Policy, so one table of rules holds them all to
+// the same promise.
+//
+// Facts about the host (cwd, home, TMPDIR, environment) come in as a Host
+// value; the only outside state Resolve consults is the file system, to make
+// paths absolute and symlink-free and to read git's layout files.
+package policy
+
+// Network says whether the command may reach any network.
+type Network string
+
+const (
+	// NetworkDeny cuts every route out: IP of any kind, loopback included,
+	// and (with the seccomp filter) unix sockets.
+	NetworkDeny Network = "deny"
+	// NetworkAllow shares the host's network.
+	NetworkAllow Network = "allow"
+)
+
+// Source says where a writable root came from, in the words explain prints.
+type Source string
+
+// The sources of writable roots.
+const (
+	SourceCwd      Source = "cwd"
+	SourceTmpDir   Source = "TMPDIR"
+	SourceDefault  Source = "default"
+	SourceGitDir   Source = "git dir"
+	SourceWorktree Source = "worktree common dir"
+	SourceFlag     Source = "--writable"
+	SourceEnv      Source = "ZSANDBOX_WRITABLE"
+	SourceSettings Source = "settings"
+)
+
+// Root is one writable root: an absolute, clean, symlink-free path.
+type Root struct {
+	Path   string `json:"path"`
+	Source Source `json:"source"`
+}
+
+// Omitted is a writable root that was asked for (or is a default) but left out.
+type Omitted struct {
+	Path   string `json:"path"`
+	Source Source `json:"source"`
+	Reason string `json:"reason"`
+}
+
+// Hidden is a path the command can neither read nor write.
+type Hidden struct {
+	// Path is absolute and clean; symlinks are resolved when it exists.
+	Path   string `json:"path"`
+	Exists bool   `json:"exists"`
+	IsDir  bool   `json:"isDir"`
+}
+
+// Policy is the resolved, platform-neutral description of one sandbox.
+type Policy struct {
+	Cwd      string    `json:"cwd"`
+	Home     string    `json:"home"`
+	Writable []Root    `json:"writable"`
+	Omitted  []Omitted `json:"omitted,omitempty"`
+	Hidden   []Hidden  `json:"hide"`
+	Network  Network   `json:"network"`
+	// Env is the command's environment, KEY=VALUE.
+	Env []string `json:"-"`
+	// DroppedEnv names (never values) the variables kept from the command.
+	DroppedEnv []string `json:"droppedEnv"`
+}
+
+// WritablePaths returns the writable roots' paths, in policy order.
+func (p *Policy) WritablePaths() []string {
+	out := make([]string, len(p.Writable))
+	for i, r := range p.Writable {
+		out[i] = r.Path
+	}
+	return out
+}
+
+// HiddenPaths returns the hidden paths, in policy order.
+func (p *Policy) HiddenPaths() []string {
+	out := make([]string, len(p.Hidden))
+	for i, h := range p.Hidden {
+		out[i] = h.Path
+	}
+	return out
+}
