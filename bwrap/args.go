@@ -1,0 +1,109 @@
+// Package bwrap renders a policy.Policy into the argument list of
+// bubblewrap (Args, pure and golden-tested) and runs it on Linux (Exec,
+// Probe). bwrap applies its mount options in order, and a later mount covers
+// an earlier one, so the order of the argv is the security of the sandbox:
+// it is built here, in one place, from an ordered list of steps.
+package bwrap
+
+import (
+	"strconv"
+
+	"github.com/zsandbox/zsandbox/policy"
+)
+
+// The file descriptors the runner hands to bwrap, in ExtraFiles order.
+const (
+	ArgsFD      = 3 // the NUL-separated argv (--args), so no list is too long
+	StatusFD    = 4 // --json-status-fd: tells bwrap's setup failure from the command's exit
+	SeccompFD   = 5 // --seccomp: the compiled BPF program
+	FirstDataFD = 6 // one empty file per hidden file (--ro-bind-data)
+)
+
+// Options are the parts of the plan that are not policy.
+type Options struct {
+	// Seccomp adds --seccomp SeccompFD.
+	Seccomp bool
+	// Protected paths are re-bound read-only inside writable roots.
+	Protected []string
+}
+
+// Plan is what the runner passes to bwrap: the options (through --args
+// ArgsFD), then "--" and the command on bwrap's own command line (bwrap
+// ignores a command inside --args), and the empty files the masks read.
+type Plan struct {
+	Args    []string
+	Command []string
+	// DataFiles is how many empty files the runner passes from FirstDataFD.
+	DataFiles int
+}
+
+// Args renders the plan for running argv under p.
+func Args(p *policy.Policy, argv []string, o Options) Plan {
+	var b builder
+	b.namespaces(p.Network)
+	// The base view: the whole host, read-only. Everything after this
+	// carves exceptions into it, so it must come first.
+	b.add("--ro-bind", "/", "/")
+	// Fresh /dev (null, zero, tty, pts...) and /proc for the new PID
+	// namespace; they replace the host's read-only copies from the base.
+	b.add("--dev", "/dev")
+	b.add("--proc", "/proc")
+	// Writable roots come after the base so they reopen parts of it for
+	// writing; policy orders them parents first.
+	for _, r := range p.Writable {
+		b.add("--bind", r.Path, r.Path)
+	}
+	// Protected paths are re-bound read-only after the writable roots that
+	// contain them, or the roots would cover them.
+	for _, pp := range o.Protected {
+		b.add("--ro-bind", pp, pp)
+	}
+	// Hidden paths are masked last so nothing later can uncover them, not
+	// even a writable root that contains them.
+	for _, h := range p.Hidden {
+		b.mask(h)
+	}
+	b.add("--chdir", p.Cwd)
+	if o.Seccomp {
+		b.add("--seccomp", itoa(SeccompFD))
+	}
+	b.add("--json-status-fd", itoa(StatusFD))
+	return Plan{Args: b.args, Command: argv, DataFiles: b.data}
+}
+
+// namespaces isolates everything bwrap can isolate. Capabilities are dropped
+// because bwrap keeps them all when the caller is root (the command could
+// remount / read-write), and further user namespaces are disabled so the
+// command cannot gain fresh capabilities in a namespace of its own.
+func (b *builder) namespaces(n policy.Network) {
+	b.add("--unshare-all", "--unshare-user")
+	if n == policy.NetworkAllow {
+		b.add("--share-net")
+	}
+	b.add("--disable-userns", "--new-session", "--die-with-parent", "--cap-drop", "ALL")
+}
+
+// mask hides one path so that reads and writes fail with an error (EACCES):
+// an empty, mode-0000, read-only directory or file, never a writable tmpfs
+// that would let a write "succeed" into nowhere. A mount point cannot be
+// renamed (EBUSY), so the secret cannot be moved out from under the mask.
+func (b *builder) mask(h policy.Hidden) {
+	switch {
+	case !h.Exists:
+		// Nothing to hide; a path that does not exist cannot leak.
+	case h.IsDir:
+		b.add("--perms", "0000", "--tmpfs", h.Path, "--remount-ro", h.Path)
+	default:
+		b.add("--perms", "0000", "--ro-bind-data", itoa(FirstDataFD+b.data), h.Path)
+		b.data++
+	}
+}
+
+type builder struct {
+	args []string
+	data int
+}
+
+func (b *builder) add(args ...string) { b.args = append(b.args, args...) }
+
+func itoa(n int) string { return strconv.Itoa(n) }

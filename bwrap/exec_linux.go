@@ -1,0 +1,261 @@
+//go:build linux
+
+package bwrap
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// Run is one bwrap invocation.
+type Run struct {
+	Bwrap   string
+	Plan    Plan
+	Env     []string
+	Seccomp *os.File // the sealed BPF program, or nil
+	Stdin   io.Reader
+	Stdout  io.Writer
+	Stderr  io.Writer
+}
+
+// SetupError means bwrap exited without starting the command: the sandbox
+// could not be built (or the command could not be executed in it), and
+// nothing ran. bwrap has already printed its own reason on stderr.
+type SetupError struct{ Status int }
+
+func (e *SetupError) Error() string {
+	return fmt.Sprintf("bubblewrap could not set up the sandbox (bwrap exit status %d)", e.Status)
+}
+
+// forwarded are the signals zsandbox passes on to the command.
+var forwarded = []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT}
+
+// Exec runs the plan and returns the command's exit status (128+N when it
+// died of signal N), or a *SetupError when bwrap failed before the command.
+func Exec(r Run) (int, error) {
+	if err := closeInherited(); err != nil {
+		return 0, err
+	}
+	files, status, err := r.files()
+	if err != nil {
+		return 0, err
+	}
+	defer closeAll(files)
+	cmd := &exec.Cmd{
+		Path: r.Bwrap, Args: append([]string{"bwrap", "--args", strconv.Itoa(ArgsFD), "--"}, r.Plan.Command...),
+		Env: r.Env, Stdin: r.Stdin, Stdout: r.Stdout, Stderr: r.Stderr,
+		ExtraFiles: files,
+		// Pdeathsig: if zsandbox is killed, bwrap dies, and bwrap's
+		// --die-with-parent takes the command with it. Setpgid keeps the
+		// terminal's ^C away from bwrap (it would kill the command with
+		// SIGKILL); zsandbox forwards it to the command instead.
+		SysProcAttr: &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Setpgid: true},
+	}
+	sigs := make(chan os.Signal, 8)
+	signal.Notify(sigs, forwarded...)
+	defer signal.Stop(sigs)
+	runtime.LockOSThread() // Pdeathsig follows the thread that forked bwrap
+	defer runtime.UnlockOSThread()
+	if err := cmd.Start(); err != nil {
+		status.Close()
+		return 0, fmt.Errorf("starting %s: %w", r.Bwrap, err)
+	}
+	files[StatusFD-3].Close() // our copy of the write end; bwrap holds its own
+	st := watchStatus(status)
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	for {
+		select {
+		case s := <-sigs:
+			forward(st, cmd.Process, s.(syscall.Signal))
+		case err := <-done:
+			return exitStatus(cmd, <-st.result, err)
+		}
+	}
+}
+
+// files builds ExtraFiles: args, status pipe, seccomp and the empty files.
+func (r Run) files() (files []*os.File, status *os.File, err error) {
+	args, err := argsFile(r.Plan.Args)
+	if err != nil {
+		return nil, nil, err
+	}
+	statusR, statusW, err := os.Pipe()
+	if err != nil {
+		args.Close()
+		return nil, nil, err
+	}
+	// A nil entry keeps the FD numbers fixed and is closed in bwrap.
+	files = []*os.File{args, statusW, r.Seccomp}
+	for i := 0; i < r.Plan.DataFiles; i++ {
+		f, err := os.Open(os.DevNull)
+		if err != nil {
+			closeAll(files)
+			return nil, nil, err
+		}
+		files = append(files, f)
+	}
+	return files, statusR, nil
+}
+
+// argsFile puts the NUL-separated argv in a memfd, so no list of roots is
+// ever too long for execve (E2BIG) and nothing touches the disk.
+func argsFile(args []string) (*os.File, error) {
+	fd, err := unix.MemfdCreate("zsandbox-bwrap-args", unix.MFD_CLOEXEC)
+	if err != nil {
+		return nil, fmt.Errorf("memfd for bwrap arguments: %w", err)
+	}
+	f := os.NewFile(uintptr(fd), "bwrap-args")
+	var buf bytes.Buffer
+	for _, a := range args {
+		buf.WriteString(a)
+		buf.WriteByte(0)
+	}
+	if _, err := f.Write(buf.Bytes()); err != nil {
+		f.Close()
+		return nil, err
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}
+
+func closeAll(files []*os.File) {
+	for _, f := range files {
+		if f != nil {
+			f.Close()
+		}
+	}
+}
+
+// closeInherited marks every descriptor above stderr close-on-exec. Go only
+// sets it on files it opens itself; a descriptor zsandbox inherited (a
+// caller's socket, a terminal, a credential file) would otherwise pass
+// through bwrap into the sandbox.
+func closeInherited() error {
+	err := unix.CloseRange(3, ^uint(0), unix.CLOSE_RANGE_CLOEXEC)
+	if err == nil {
+		return nil
+	}
+	ents, rerr := os.ReadDir("/proc/self/fd")
+	if rerr != nil {
+		return fmt.Errorf("closing inherited descriptors: %w", err)
+	}
+	for _, e := range ents {
+		if fd, err := strconv.Atoi(e.Name()); err == nil && fd > 2 {
+			unix.CloseOnExec(fd)
+		}
+	}
+	return nil
+}
+
+// status is what bwrap reported on --json-status-fd.
+type status struct {
+	childPid int  // the sandbox's init, as the host sees it; 0 until cloned
+	exitCode *int // the command's exit status; nil when it never started
+}
+
+type statusWatch struct {
+	childPid chan int
+	result   chan status
+}
+
+// watchStatus reads bwrap's JSON status documents until bwrap closes the fd.
+func watchStatus(r *os.File) statusWatch {
+	w := statusWatch{childPid: make(chan int, 1), result: make(chan status, 1)}
+	go func() {
+		defer r.Close()
+		var st status
+		dec := json.NewDecoder(r)
+		for {
+			var doc struct {
+				ChildPid *int `json:"child-pid"`
+				ExitCode *int `json:"exit-code"`
+			}
+			if dec.Decode(&doc) != nil {
+				break
+			}
+			if doc.ChildPid != nil {
+				st.childPid = *doc.ChildPid
+				w.childPid <- st.childPid
+			}
+			if doc.ExitCode != nil {
+				st.exitCode = doc.ExitCode
+			}
+		}
+		w.result <- st
+	}()
+	return w
+}
+
+// forward delivers sig to the command's process group. The sandbox's init
+// (bwrap, PID 1 inside) ignores signals from outside, so the command itself,
+// init's child and a session leader thanks to --new-session, is the target.
+// Before the command exists there is nothing to interrupt: bwrap is killed.
+func forward(w statusWatch, bwrap *os.Process, sig syscall.Signal) {
+	var init int
+	select {
+	case init = <-w.childPid:
+		w.childPid <- init // keep it for the next signal
+	case <-time.After(100 * time.Millisecond):
+	}
+	for i := 0; init != 0 && i < 100; i++ {
+		if pids := children(init); len(pids) > 0 {
+			for _, p := range pids {
+				if unix.Kill(-p, sig) != nil {
+					unix.Kill(p, sig)
+				}
+			}
+			return
+		}
+		time.Sleep(time.Millisecond)
+	}
+	bwrap.Signal(syscall.SIGKILL)
+}
+
+func children(pid int) []int {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/children", pid, pid))
+	if err != nil {
+		return nil
+	}
+	var out []int
+	for _, f := range strings.Fields(string(b)) {
+		if n, err := strconv.Atoi(f); err == nil {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// exitStatus turns bwrap's end into the command's exit status.
+func exitStatus(cmd *exec.Cmd, st status, waitErr error) (int, error) {
+	code := cmd.ProcessState.ExitCode()
+	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		code = 128 + int(ws.Signal())
+	}
+	var exitErr *exec.ExitError
+	if waitErr != nil && !errors.As(waitErr, &exitErr) {
+		return 0, waitErr
+	}
+	// bwrap reports "exit-code" only for a command it started; without it,
+	// bwrap itself failed (a mount, a namespace, execvp) and nothing ran.
+	if st.exitCode == nil {
+		return 0, &SetupError{Status: code}
+	}
+	return *st.exitCode, nil
+}

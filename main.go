@@ -1,0 +1,59 @@
+// Command zsandbox runs one command inside an OS sandbox: it may read the
+// machine, write only under a few writable roots, never see credential
+// files, and reach no network unless asked. When the sandbox cannot be
+// built, nothing runs and zsandbox exits 127 saying why.
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/urfave/cli/v2"
+)
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = "dev"
+
+func main() {
+	os.Exit(run(os.Args, os.Stderr))
+}
+
+// run executes the CLI and returns the process exit status.
+func run(args []string, stderr io.Writer) int {
+	app := &cli.App{
+		Name:            "zsandbox",
+		Usage:           "run a command inside an OS sandbox",
+		Version:         version,
+		HideHelpCommand: true,
+		Writer:          os.Stdout,
+		ErrWriter:       stderr,
+		OnUsageError:    onUsageError,
+		ExitErrHandler:  func(*cli.Context, error) {}, // run reports errors itself
+		Commands:        []*cli.Command{execCommand()},
+	}
+	err := app.Run(args)
+	report(stderr, err)
+	return exitCode(err)
+}
+
+func onUsageError(_ *cli.Context, err error, _ bool) error {
+	return usageErrorf("%v", err)
+}
+
+// report prints err the way every zsandbox message looks.
+func report(w io.Writer, err error) {
+	if err == nil {
+		return
+	}
+	if e, ok := err.(*exitError); ok {
+		if e.msg != "" {
+			fmt.Fprintf(w, "zsandbox: error: %s\n", e.msg)
+		}
+		for _, h := range e.hints {
+			fmt.Fprintf(w, "zsandbox: hint: %s\n", h)
+		}
+		return
+	}
+	fmt.Fprintf(w, "zsandbox: error: %v\n", err)
+}

@@ -1,0 +1,14 @@
+//go:build !linux
+
+package main
+
+import (
+	"runtime"
+
+	"github.com/zsandbox/zsandbox/policy"
+)
+
+// execute refuses: this platform has no sandbox backend yet.
+func execute(_ *policy.Policy, _ []string) error {
+	return sandboxError("no sandbox backend for " + runtime.GOOS + "; the command did not run")
+}
