@@ -48,6 +48,12 @@ func Args(p *policy.Policy, argv []string, o Options) Plan {
 	// namespace; they replace the host's read-only copies from the base.
 	b.add("--dev", "/dev")
 	b.add("--proc", "/proc")
+	// Read-only /proc: bwrap leaves /proc/sys writable, and a caller who is
+	// root is global root to sysctl permission checks (core_pattern,
+	// modprobe: code execution on the host). This also stops writes to
+	// /proc/PID/mem; the cost is that /proc/self/oom_score_adj and the like
+	// cannot be written.
+	b.add("--remount-ro", "/proc")
 	// Writable roots come after the base so they reopen parts of it for
 	// writing; policy orders them parents first.
 	for _, r := range p.Writable {

@@ -1,0 +1,98 @@
+package bwrap
+
+import (
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/zsandbox/zsandbox/policy"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
+
+func basePolicy() *policy.Policy {
+	return &policy.Policy{
+		Cwd:  "/home/u/proj",
+		Home: "/home/u",
+		Writable: []policy.Root{
+			{Path: "/tmp", Source: policy.SourceDefault},
+			{Path: "/var/tmp", Source: policy.SourceDefault},
+			{Path: "/home/u/proj", Source: policy.SourceCwd},
+		},
+		Hidden: []policy.Hidden{
+			{Path: "/home/u/.ssh", Exists: true, IsDir: true},
+			{Path: "/home/u/.aws"},
+			{Path: "/home/u/.netrc", Exists: true},
+			{Path: "/home/u/.docker/config.json", Exists: true},
+		},
+		Network: policy.NetworkDeny,
+	}
+}
+
+func TestArgsGolden(t *testing.T) {
+	allow := basePolicy()
+	allow.Network = policy.NetworkAllow
+	home := basePolicy()
+	home.Cwd = "/home/u"
+	home.Writable[2] = policy.Root{Path: "/home/u", Source: policy.SourceCwd}
+	tests := []struct {
+		name string
+		p    *policy.Policy
+		o    Options
+	}{
+		{"deny", basePolicy(), Options{}},
+		{"allow", allow, Options{}},
+		{"cwd-home", home, Options{}},
+		{"seccomp-protected", basePolicy(), Options{Seccomp: true, Protected: []string{"/home/u/proj/.git/hooks"}}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			plan := Args(tc.p, []string{"sh", "-c", "echo hi"}, tc.o)
+			got := strings.Join(plan.Args, "\n") + "\n--\n" + strings.Join(plan.Command, "\n") + "\n"
+			golden := filepath.Join("testdata", tc.name+".golden")
+			if *update {
+				if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(got, string(want)); diff != "" {
+				t.Errorf("Args(%s) mismatch (-got +want):\n%s", tc.name, diff)
+			}
+		})
+	}
+}
+
+// TestArgsOrder holds the invariants the golden files show: the base view
+// first, writable binds before protected re-binds, masks after both.
+func TestArgsOrder(t *testing.T) {
+	home := basePolicy()
+	home.Writable = append(home.Writable, policy.Root{Path: "/home/u", Source: policy.SourceFlag})
+	plan := Args(home, []string{"true"}, Options{Protected: []string{"/home/u/.bashrc"}})
+	idx := func(args ...string) int {
+		for i := 0; i+len(args) <= len(plan.Args); i++ {
+			if cmp.Equal(plan.Args[i:i+len(args)], args) {
+				return i
+			}
+		}
+		t.Fatalf("%q not in plan %q", args, plan.Args)
+		return -1
+	}
+	base := idx("--ro-bind", "/", "/")
+	bind := idx("--bind", "/home/u", "/home/u")
+	prot := idx("--ro-bind", "/home/u/.bashrc", "/home/u/.bashrc")
+	mask := idx("--tmpfs", "/home/u/.ssh")
+	if !(base < bind && bind < prot && prot < mask) {
+		t.Errorf("order base=%d bind=%d protected=%d mask=%d, want increasing", base, bind, prot, mask)
+	}
+	if plan.DataFiles != 2 {
+		t.Errorf("DataFiles = %d, want 2 (one per existing hidden file)", plan.DataFiles)
+	}
+}

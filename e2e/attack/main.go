@@ -1,0 +1,75 @@
+// Command attack is run inside the sandbox by the escape tests. Each
+// subcommand tries one thing the sandbox must stop and reports what the
+// kernel said; the tests judge the effect from outside.
+package main
+
+import (
+	"fmt"
+	"net"
+	"os"
+	"strconv"
+	"syscall"
+	"time"
+)
+
+func main() {
+	if len(os.Args) < 3 {
+		fmt.Fprintln(os.Stderr, "usage: attack tcp|udp|unix|abstract|openw|kill|ptrace TARGET")
+		os.Exit(2)
+	}
+	if err := attack(os.Args[1], os.Args[2]); err != nil {
+		fmt.Fprintf(os.Stderr, "attack %s: %v\n", os.Args[1], err)
+		os.Exit(1)
+	}
+	fmt.Println("attack succeeded")
+}
+
+func attack(kind, target string) error {
+	switch kind {
+	case "tcp", "unix":
+		return dial(kind, target)
+	case "abstract":
+		return dial("unix", "@"+target)
+	case "udp":
+		return sendUDP(target)
+	case "openw":
+		f, err := os.OpenFile(target, os.O_WRONLY, 0)
+		if err == nil {
+			f.Close()
+		}
+		return err
+	case "kill":
+		return withPid(target, func(pid int) error { return syscall.Kill(pid, syscall.SIGKILL) })
+	case "ptrace":
+		return withPid(target, func(pid int) error { return syscall.PtraceAttach(pid) })
+	}
+	return fmt.Errorf("unknown attack %q", kind)
+}
+
+func dial(network, addr string) error {
+	c, err := net.DialTimeout(network, addr, 2*time.Second)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	_, err = c.Write([]byte("ZS-PROBE\n"))
+	return err
+}
+
+func sendUDP(addr string) error {
+	c, err := net.Dial("udp", addr)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	_, err = c.Write([]byte("ZS-PROBE\n"))
+	return err
+}
+
+func withPid(s string, f func(int) error) error {
+	pid, err := strconv.Atoi(s)
+	if err != nil {
+		return err
+	}
+	return f(pid)
+}
