@@ -26,9 +26,9 @@ import (
 const testUser = "zsandbox-test"
 
 var (
-	zsandbox string // the binary under test
+	zsandbox  string // the binary under test
 	attackBin string // the attack helper
-	toolDir  string // world-readable directory holding both
+	toolDir   string // world-readable directory holding both
 )
 
 func TestMain(m *testing.M) {
