@@ -8,12 +8,16 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 
 	"github.com/urfave/cli/v2"
 )
 
-// version is set at build time with -ldflags "-X main.version=...".
-var version = "dev"
+// version and commit are set at build time (scripts/build.sh).
+var (
+	version = "dev"
+	commit  = "unknown"
+)
 
 func main() {
 	os.Exit(run(os.Args, os.Stderr))
@@ -24,7 +28,7 @@ func run(args []string, stderr io.Writer) int {
 	app := &cli.App{
 		Name:            "zsandbox",
 		Usage:           "run a command inside an OS sandbox",
-		Version:         version,
+		Version:         fmt.Sprintf("%s (commit %s, %s)", version, commit, runtime.Version()),
 		HideHelpCommand: true,
 		Writer:          os.Stdout,
 		ErrWriter:       stderr,
