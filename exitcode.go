@@ -50,6 +50,7 @@ func exitCode(err error) int {
 	case errors.As(err, &ue):
 		return exitUsage
 	}
-	// Anything unexpected happened before the command ran.
+	// Anything else (policy.UnsafeError included) happened before the
+	// command ran.
 	return exitSandbox
 }

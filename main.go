@@ -5,12 +5,16 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"runtime"
 
 	"github.com/urfave/cli/v2"
+
+	"github.com/zsandbox/zsandbox/bwrap"
+	"github.com/zsandbox/zsandbox/policy"
 )
 
 // version and commit are set at build time (scripts/build.sh).
@@ -20,6 +24,13 @@ var (
 )
 
 func main() {
+	if len(os.Args) > 1 {
+		// Internal roles of the same binary, before any CLI parsing.
+		switch os.Args[1] {
+		case bwrap.GuardArg:
+			bwrap.Guard(os.Args[2:])
+		}
+	}
 	os.Exit(run(os.Args, os.Stderr))
 }
 
@@ -48,6 +59,11 @@ func onUsageError(_ *cli.Context, err error, _ bool) error {
 // report prints err the way every zsandbox message looks.
 func report(w io.Writer, err error) {
 	if err == nil {
+		return
+	}
+	var unsafe *policy.UnsafeError
+	if errors.As(err, &unsafe) {
+		fmt.Fprintf(w, "zsandbox: error: %s; the command did not run\nzsandbox: hint: %s\n", unsafe.Msg, unsafe.Hint)
 		return
 	}
 	if e, ok := err.(*exitError); ok {

@@ -21,10 +21,16 @@ func execute(p *policy.Policy, argv []string) error {
 	if _, err := bwrap.LookPath(argv[0], pathEnv, p.Cwd); err != nil {
 		return sandboxError(fmt.Sprintf("%s: command not found", argv[0]))
 	}
+	ph, err := bwrap.MakePlaceholders(p.Protected)
+	if err != nil {
+		return sandboxError(err.Error() + "; the command did not run")
+	}
+	defer ph.Done()
 	plan := bwrap.Args(p, argv, bwrap.Options{})
 	code, err := bwrap.Exec(bwrap.Run{
 		Bwrap: bin, Plan: plan, Env: p.Env,
 		Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr,
+		Started: ph.Started,
 	})
 	var setup *bwrap.SetupError
 	if errors.As(err, &setup) {

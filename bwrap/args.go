@@ -6,7 +6,10 @@
 package bwrap
 
 import (
+	"path/filepath"
+	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/zsandbox/zsandbox/policy"
 )
@@ -23,8 +26,6 @@ const (
 type Options struct {
 	// Seccomp adds --seccomp SeccompFD.
 	Seccomp bool
-	// Protected paths are re-bound read-only inside writable roots.
-	Protected []string
 }
 
 // Plan is what the runner passes to bwrap: the options (through --args
@@ -59,10 +60,18 @@ func Args(p *policy.Policy, argv []string, o Options) Plan {
 	for _, r := range p.Writable {
 		b.add("--bind", r.Path, r.Path)
 	}
+	// Directories between a protected path and its root are pinned (bound
+	// onto themselves): a mount point cannot be renamed, so "mv .git x &&
+	// mkdir .git" cannot step around the protection. Pins come before the
+	// read-only binds, which they would otherwise cover.
+	for _, dir := range Pins(p.Protected) {
+		b.add("--bind", dir, dir)
+	}
 	// Protected paths are re-bound read-only after the writable roots that
-	// contain them, or the roots would cover them.
-	for _, pp := range o.Protected {
-		b.add("--ro-bind", pp, pp)
+	// contain them, or the roots would cover them. A path that did not exist
+	// has a placeholder made by the runner (see Placeholders).
+	for _, pr := range p.Protected {
+		b.add("--ro-bind", pr.Path, pr.Path)
 	}
 	// Hidden paths are masked last so nothing later can uncover them, not
 	// even a writable root that contains them.
@@ -75,6 +84,29 @@ func Args(p *policy.Policy, argv []string, o Options) Plan {
 	}
 	b.add("--json-status-fd", itoa(StatusFD))
 	return Plan{Args: b.args, Command: argv, DataFiles: b.data}
+}
+
+// Pins returns the directories strictly between each protected path and
+// its writable root, parents first, each once.
+func Pins(prot []policy.Protected) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, pr := range prot {
+		rel := strings.TrimPrefix(filepath.Dir(pr.Path), pr.Root)
+		dir := pr.Root
+		for _, part := range strings.Split(strings.Trim(rel, "/"), "/") {
+			if part == "" {
+				continue
+			}
+			dir = filepath.Join(dir, part)
+			if !seen[dir] {
+				seen[dir] = true
+				out = append(out, dir)
+			}
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return strings.Count(out[i], "/") < strings.Count(out[j], "/") })
+	return out
 }
 
 // namespaces isolates everything bwrap can isolate. Capabilities are dropped

@@ -33,6 +33,24 @@ func basePolicy() *policy.Policy {
 	}
 }
 
+func protectedPolicy() *policy.Policy {
+	p := basePolicy()
+	p.Protected = []policy.Protected{
+		{Path: "/home/u/proj/.git/config", Root: "/home/u/proj", Exists: true},
+		{Path: "/home/u/proj/.git/hooks", Root: "/home/u/proj"},
+		{Path: "/home/u/proj/sub/.git/hooks", Root: "/home/u/proj", Exists: true},
+	}
+	return p
+}
+
+func TestPins(t *testing.T) {
+	got := Pins(protectedPolicy().Protected)
+	want := []string{"/home/u/proj/.git", "/home/u/proj/sub", "/home/u/proj/sub/.git"}
+	if diff := cmp.Diff(got, want); diff != "" {
+		t.Errorf("Pins mismatch (-got +want):\n%s", diff)
+	}
+}
+
 func TestArgsGolden(t *testing.T) {
 	allow := basePolicy()
 	allow.Network = policy.NetworkAllow
@@ -47,7 +65,7 @@ func TestArgsGolden(t *testing.T) {
 		{"deny", basePolicy(), Options{}},
 		{"allow", allow, Options{}},
 		{"cwd-home", home, Options{}},
-		{"seccomp-protected", basePolicy(), Options{Seccomp: true, Protected: []string{"/home/u/proj/.git/hooks"}}},
+		{"seccomp-protected", protectedPolicy(), Options{Seccomp: true}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -75,7 +93,8 @@ func TestArgsGolden(t *testing.T) {
 func TestArgsOrder(t *testing.T) {
 	home := basePolicy()
 	home.Writable = append(home.Writable, policy.Root{Path: "/home/u", Source: policy.SourceFlag})
-	plan := Args(home, []string{"true"}, Options{Protected: []string{"/home/u/.bashrc"}})
+	home.Protected = []policy.Protected{{Path: "/home/u/.bashrc", Root: "/home/u", Exists: true}}
+	plan := Args(home, []string{"true"}, Options{})
 	idx := func(args ...string) int {
 		for i := 0; i+len(args) <= len(plan.Args); i++ {
 			if cmp.Equal(plan.Args[i:i+len(args)], args) {

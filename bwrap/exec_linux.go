@@ -29,6 +29,9 @@ type Run struct {
 	Stdin   io.Reader
 	Stdout  io.Writer
 	Stderr  io.Writer
+	// Started, if set, is told the host PIDs of bwrap and then of the
+	// sandbox's init as they become known.
+	Started func(pid int)
 }
 
 // SetupError means bwrap exited without starting the command: the sandbox
@@ -74,7 +77,8 @@ func Exec(r Run) (int, error) {
 		return 0, fmt.Errorf("starting %s: %w", r.Bwrap, err)
 	}
 	files[StatusFD-3].Close() // our copy of the write end; bwrap holds its own
-	st := watchStatus(status)
+	r.started(cmd.Process.Pid)
+	st := watchStatus(status, r.started)
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
 	for {
@@ -84,6 +88,12 @@ func Exec(r Run) (int, error) {
 		case err := <-done:
 			return exitStatus(cmd, <-st.result, err)
 		}
+	}
+}
+
+func (r Run) started(pid int) {
+	if r.Started != nil {
+		r.Started(pid)
 	}
 }
 
@@ -176,7 +186,7 @@ type statusWatch struct {
 }
 
 // watchStatus reads bwrap's JSON status documents until bwrap closes the fd.
-func watchStatus(r *os.File) statusWatch {
+func watchStatus(r *os.File, started func(int)) statusWatch {
 	w := statusWatch{childPid: make(chan int, 1), result: make(chan status, 1)}
 	go func() {
 		defer r.Close()
@@ -192,6 +202,7 @@ func watchStatus(r *os.File) statusWatch {
 			}
 			if doc.ChildPid != nil {
 				st.childPid = *doc.ChildPid
+				started(st.childPid)
 				w.childPid <- st.childPid
 			}
 			if doc.ExitCode != nil {

@@ -63,7 +63,9 @@ type Policy struct {
 	Writable []Root    `json:"writable"`
 	Omitted  []Omitted `json:"omitted,omitempty"`
 	Hidden   []Hidden  `json:"hide"`
-	Network  Network   `json:"network"`
+	// Protected paths stay read-only inside writable roots.
+	Protected []Protected `json:"protected"`
+	Network   Network     `json:"network"`
 	// Env is the command's environment, KEY=VALUE.
 	Env []string `json:"-"`
 	// DroppedEnv names (never values) the variables kept from the command.

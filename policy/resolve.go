@@ -72,6 +72,9 @@ func Resolve(req Request, host Host) (*Policy, error) {
 	if err := p.addWritable(req.Writable, host); err != nil {
 		return nil, err
 	}
+	if err := p.resolveProtected(); err != nil {
+		return nil, err
+	}
 	if p.Env, p.DroppedEnv, err = resolveEnv(host.Env, req.SetEnv, req.PassEnv); err != nil {
 		return nil, err
 	}

@@ -12,8 +12,15 @@ import (
 //go:embed hidden.txt
 var hiddenText string
 
+//go:embed protected-home.txt
+var protectedHomeText string
+
 // Hidden returns the default hidden paths, home-relative with a leading "~/".
 func Hidden() []string { return lines(hiddenText) }
+
+// ProtectedInHome returns the home-relative files kept read-only when the
+// home directory is writable.
+func ProtectedInHome() []string { return lines(protectedHomeText) }
 
 // lines returns the non-empty, non-comment lines of an embedded list.
 func lines(text string) []string {

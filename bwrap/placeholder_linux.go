@@ -1,0 +1,250 @@
+//go:build linux
+
+package bwrap
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/zsandbox/zsandbox/policy"
+)
+
+// A protected path that does not exist yet must still not be creatable, and
+// the only way to stop creation of one name in a writable directory is a
+// mount on that name. So the runner makes a placeholder there (an empty,
+// read-only file; missing parent directories too), bwrap binds it
+// read-only, and a guard process removes it when the sandbox is gone, even
+// if zsandbox itself is killed. Placeholders are marked by their mtime (the
+// epoch) so concurrent runs share them: each holds a shared flock while it
+// uses one, and only the last run out removes it.
+
+var placeholderTime = time.Unix(0, 0)
+
+// Placeholders are what one run made or shares, and the guard that removes
+// them.
+type Placeholders struct {
+	entries []string   // "f:PATH" placeholder file, "d:PATH" directory we made
+	locks   []*os.File // shared flocks on the placeholder files
+	guard   *exec.Cmd
+	notify  *os.File // guard's stdin; closing it starts the clean-up
+}
+
+// MakePlaceholders creates what the protected paths need and starts the
+// guard. It returns nil when nothing was needed.
+func MakePlaceholders(prot []policy.Protected) (*Placeholders, error) {
+	ph := &Placeholders{}
+	for _, pr := range prot {
+		if err := ph.ensure(pr); err != nil {
+			ph.release()
+			return nil, fmt.Errorf("protected path %q: %w", pr.Path, err)
+		}
+	}
+	if len(ph.entries) == 0 {
+		return nil, nil
+	}
+	if err := ph.startGuard(); err != nil {
+		ph.release()
+		return nil, err
+	}
+	return ph, nil
+}
+
+func (ph *Placeholders) ensure(pr policy.Protected) error {
+	if pr.Exists {
+		if isPlaceholder(pr.Path) {
+			return ph.share(pr.Path)
+		}
+		return nil
+	}
+	if err := ph.mkdirs(pr.Root, filepath.Dir(pr.Path)); err != nil {
+		return err
+	}
+	f, err := os.OpenFile(pr.Path, os.O_RDONLY|os.O_CREATE|os.O_EXCL|unix.O_NOFOLLOW, 0o444)
+	if errors.Is(err, os.ErrExist) {
+		return ph.share(pr.Path)
+	}
+	if err != nil {
+		return err
+	}
+	ph.entries = append(ph.entries, "f:"+pr.Path)
+	os.Chtimes(pr.Path, placeholderTime, placeholderTime)
+	return ph.lock(f, pr.Path)
+}
+
+// mkdirs creates the missing directories from root down to dir.
+func (ph *Placeholders) mkdirs(root, dir string) error {
+	rel := strings.Trim(strings.TrimPrefix(dir, root), "/")
+	cur := root
+	for _, part := range strings.Split(rel, "/") {
+		if part == "" {
+			continue
+		}
+		cur = filepath.Join(cur, part)
+		err := unix.Mkdir(cur, 0o755)
+		if err == nil {
+			ph.entries = append(ph.entries, "d:"+cur)
+			continue
+		}
+		if fi, lerr := os.Lstat(cur); err != unix.EEXIST || lerr != nil || !fi.IsDir() {
+			return fmt.Errorf("%q is not a directory", cur)
+		}
+	}
+	return nil
+}
+
+// share joins a placeholder another run made.
+func (ph *Placeholders) share(path string) error {
+	f, err := os.OpenFile(path, os.O_RDONLY|unix.O_NOFOLLOW, 0)
+	if err != nil {
+		return err
+	}
+	ph.entries = append(ph.entries, "f:"+path)
+	return ph.lock(f, path)
+}
+
+// lock takes a shared flock and checks that path still names the file
+// (a run that was finishing may have removed it in between).
+func (ph *Placeholders) lock(f *os.File, path string) error {
+	if err := unix.Flock(int(f.Fd()), unix.LOCK_SH); err != nil {
+		f.Close()
+		return err
+	}
+	var a, b unix.Stat_t
+	if unix.Fstat(int(f.Fd()), &a) != nil || unix.Lstat(path, &b) != nil || a.Ino != b.Ino || a.Dev != b.Dev {
+		f.Close()
+		return fmt.Errorf("placeholder %q changed while starting; retry", path)
+	}
+	ph.locks = append(ph.locks, f)
+	return nil
+}
+
+func isPlaceholder(path string) bool {
+	fi, err := os.Lstat(path)
+	return err == nil && fi.Mode().IsRegular() && fi.Size() == 0 &&
+		fi.Mode().Perm() == 0o444 && fi.ModTime().Equal(placeholderTime)
+}
+
+// startGuard runs "zsandbox __guard ENTRY..." in its own session, holding
+// the locks. It cleans up when its stdin closes: when zsandbox closes it
+// after the run, or when the kernel does because zsandbox died.
+func (ph *Placeholders) startGuard() error {
+	r, w, err := os.Pipe()
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	cmd := exec.Command("/proc/self/exe", append([]string{GuardArg}, ph.entries...)...)
+	cmd.Args[0] = "zsandbox"
+	cmd.Stdin, cmd.Stderr = r, os.Stderr
+	cmd.ExtraFiles = ph.locks
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := cmd.Start(); err != nil {
+		w.Close()
+		return fmt.Errorf("starting the placeholder guard: %w", err)
+	}
+	ph.guard, ph.notify = cmd, w
+	ph.release() // the guard holds the locks now; ours would outlive its clean-up
+	return nil
+}
+
+// Started tells the guard the host PIDs of bwrap and of the sandbox's init,
+// so it waits for the sandbox to be gone before removing anything.
+func (ph *Placeholders) Started(pid int) {
+	if ph != nil {
+		fmt.Fprintf(ph.notify, "%d\n", pid)
+	}
+}
+
+// Done closes the guard's stdin and waits for its clean-up.
+func (ph *Placeholders) Done() {
+	if ph == nil {
+		return
+	}
+	ph.notify.Close()
+	ph.guard.Wait()
+}
+
+func (ph *Placeholders) release() {
+	for _, f := range ph.locks {
+		f.Close()
+	}
+	ph.locks = nil
+}
+
+// Guard is the guard process's main: wait for stdin to close, wait for the
+// sandbox to be gone, remove the placeholders. It never returns.
+func Guard(entries []string) {
+	var pids []int
+	sc := bufio.NewScanner(os.Stdin)
+	for sc.Scan() {
+		if pid, err := strconv.Atoi(strings.TrimSpace(sc.Text())); err == nil {
+			pids = append(pids, pid)
+		}
+	}
+	for _, pid := range pids {
+		waitGone(pid)
+	}
+	for i := len(entries) - 1; i >= 0; i-- {
+		kind, path, _ := strings.Cut(entries[i], ":")
+		if kind == "d" {
+			unix.Rmdir(path) // only if empty: anything the command wrote stays
+			continue
+		}
+		removeIfLast(path, 3+countFiles(entries[:i]))
+	}
+	os.Exit(0)
+}
+
+func countFiles(entries []string) int {
+	n := 0
+	for _, e := range entries {
+		if strings.HasPrefix(e, "f:") {
+			n++
+		}
+	}
+	return n
+}
+
+// removeIfLast drops this run's shared lock (inherited as fd) and removes
+// the placeholder if no other run holds one.
+func removeIfLast(path string, fd int) {
+	unix.Close(fd)
+	f, err := os.OpenFile(path, os.O_RDONLY|unix.O_NOFOLLOW, 0)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	if unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB) != nil || !isPlaceholder(path) {
+		return
+	}
+	os.Remove(path)
+}
+
+// waitGone waits for the process pid to exit; when the sandbox's init
+// exits, the kernel kills everything in the sandbox's PID namespace.
+func waitGone(pid int) {
+	if pid <= 0 {
+		return
+	}
+	fd, err := unix.PidfdOpen(pid, 0)
+	if err != nil {
+		return // already gone
+	}
+	defer unix.Close(fd)
+	fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
+	for {
+		if _, err := unix.Poll(fds, -1); err != unix.EINTR {
+			return
+		}
+	}
+}

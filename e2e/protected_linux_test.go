@@ -1,0 +1,226 @@
+package e2e
+
+import (
+	"bufio"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// repo makes a git repository with one commit in the project dir.
+func repo(t *testing.T, e *env) string {
+	t.Helper()
+	git(t, e.proj, "init", "-q")
+	git(t, e.proj, "commit", "-q", "--allow-empty", "-m", "init")
+	e.chownAll()
+	return filepath.Join(e.proj, ".git")
+}
+
+// snapshot records the names (recursively) under dir, to spot strays.
+func snapshot(t *testing.T, dir string) map[string]bool {
+	t.Helper()
+	out := map[string]bool{}
+	filepath.Walk(dir, func(p string, _ os.FileInfo, err error) error {
+		if err == nil {
+			out[p] = true
+		}
+		return nil
+	})
+	return out
+}
+
+func assertSameTree(t *testing.T, before, after map[string]bool, what string) {
+	t.Helper()
+	for p := range after {
+		if !before[p] {
+			t.Errorf("%s: %s appeared on the host", what, p)
+		}
+	}
+	for p := range before {
+		if !after[p] {
+			t.Errorf("%s: %s vanished from the host", what, p)
+		}
+	}
+}
+
+// TestGitHooksProtected plants a hook every way we know.
+func TestGitHooksProtected(t *testing.T) {
+	each(t, func(t *testing.T, e *env) {
+		gitDir := repo(t, e)
+		hook := filepath.Join(gitDir, "hooks", "post-commit")
+		attacks := map[string]string{
+			"direct":           "echo evil > .git/hooks/post-commit; chmod +x .git/hooks/post-commit",
+			"rename hooks":     "mv .git/hooks .git/hooks.old; mkdir .git/hooks; echo evil > .git/hooks/post-commit",
+			"rename .git":      "mv .git .git.old; mkdir -p .git/hooks; echo evil > .git/hooks/post-commit",
+			"delete hooks":     "rm -rf .git/hooks; mkdir .git/hooks; echo evil > .git/hooks/post-commit",
+			"symlink swap":     "rm -rf .git/hooks; ln -s " + e.tmp + " .git/hooks; echo evil > .git/hooks/post-commit",
+			"rename into":      "echo evil > .git/x; mv .git/x .git/hooks/post-commit",
+			"hooksPath config": "git config core.hooksPath " + e.tmp,
+		}
+		before := snapshot(t, e.proj)
+		config, _ := os.ReadFile(filepath.Join(gitDir, "config"))
+		for name, script := range attacks {
+			e.sh(script)
+			assertNotExist(t, hook)
+			assertNotExist(t, filepath.Join(gitDir, "hooks.old"))
+			assertNotExist(t, filepath.Join(e.proj, ".git.old"))
+			if fi, err := os.Lstat(filepath.Join(gitDir, "hooks")); err != nil || !fi.IsDir() {
+				t.Errorf("%s: .git/hooks is no longer a directory on the host (%v)", name, err)
+			}
+			assertContent(t, filepath.Join(gitDir, "config"), string(config))
+			os.Remove(filepath.Join(gitDir, "x"))
+			os.Remove(filepath.Join(e.proj, "x"))
+		}
+		assertSameTree(t, before, snapshot(t, e.proj), "after the hook attacks")
+	})
+}
+
+// TestMissingHooksDirProtected: the repository has no hooks directory at
+// start; the command must not be able to create one, and nothing is left
+// behind on the host afterwards.
+func TestMissingHooksDirProtected(t *testing.T) {
+	each(t, func(t *testing.T, e *env) {
+		gitDir := repo(t, e)
+		os.RemoveAll(filepath.Join(gitDir, "hooks"))
+		before := snapshot(t, e.proj)
+		r := e.sh("mkdir -p .git/hooks && echo evil > .git/hooks/pre-commit")
+		mustFail(t, r, "create missing hooks")
+		assertNotExist(t, filepath.Join(gitDir, "hooks"))
+		mustSucceed(t, e.sh("echo hi > f && git add f && "+sandboxCommit), "commit with placeholder hooks")
+		assertNotExist(t, filepath.Join(gitDir, "hooks"))
+		after := snapshot(t, e.proj)
+		delete(after, filepath.Join(e.proj, "f"))
+		for p := range after {
+			if !before[p] && !strings.HasPrefix(p, filepath.Join(gitDir, "objects")) &&
+				!strings.HasPrefix(p, filepath.Join(gitDir, "logs")) && !strings.HasPrefix(p, filepath.Join(gitDir, "refs")) &&
+				p != filepath.Join(gitDir, "index") && p != filepath.Join(gitDir, "COMMIT_EDITMSG") {
+				t.Errorf("stray on the host after the run: %s", p)
+			}
+		}
+	})
+}
+
+// TestGitConfigProtected: .git/config cannot be changed in any way.
+func TestGitConfigProtected(t *testing.T) {
+	each(t, func(t *testing.T, e *env) {
+		gitDir := repo(t, e)
+		cfg := filepath.Join(gitDir, "config")
+		want, _ := os.ReadFile(cfg)
+		for _, script := range []string{
+			"echo '[core] fsmonitor = evil' >> .git/config",
+			"printf '[core]\\n\\tpager = evil\\n' > new && cp new .git/config",
+			"mv .git/config .git/config.old; echo evil > .git/config",
+			"git config core.fsmonitor 'sh -c evil'",
+			"git config core.pager evil",
+		} {
+			e.sh(script)
+			assertContent(t, cfg, string(want))
+			assertNotExist(t, cfg+".old")
+		}
+	})
+}
+
+// TestGitStillWorks: only the protected entries are read-only.
+func TestGitStillWorks(t *testing.T) {
+	each(t, func(t *testing.T, e *env) {
+		repo(t, e)
+		script := strings.Join([]string{
+			"set -e", "g='git -c user.name=z -c user.email=z@e'",
+			"echo a > a && git add a && $g commit -qm a",
+			"git branch topic && git checkout -q topic && echo b > b && git add b && $g commit -qm b",
+			"git checkout -q - && echo c > c && git add c && $g commit -qm c",
+			"echo dirty >> a && git stash -q && git stash pop -q && git checkout -q a",
+			"git checkout -q topic && $g rebase -q - && git log --oneline | wc -l",
+		}, "\n")
+		r := e.sh(script)
+		mustSucceed(t, r, "git workflow")
+		if strings.TrimSpace(r.stdout) != "4" {
+			t.Errorf("git log after rebase: %q, want 4 commits\n%s", r.stdout, r)
+		}
+	})
+}
+
+// TestExplicitWritableBeatsProtection: naming the path opts in.
+func TestExplicitWritableBeatsProtection(t *testing.T) {
+	each(t, func(t *testing.T, e *env) {
+		gitDir := repo(t, e)
+		r := e.sh("echo ok > .git/hooks/pre-commit", "--writable", filepath.Join(gitDir, "hooks"))
+		mustSucceed(t, r, "write hook with --writable .git/hooks")
+		assertContent(t, filepath.Join(gitDir, "hooks", "pre-commit"), "ok\n")
+	})
+}
+
+// TestWorktreeProtected: a linked worktree's pointer file and the common
+// dir's hooks and config are protected.
+func TestWorktreeProtected(t *testing.T) {
+	each(t, func(t *testing.T, e *env) {
+		gitDir := repo(t, e)
+		wt := filepath.Join(e.home, "wt")
+		git(t, e.proj, "worktree", "add", "-q", wt)
+		e.chownAll()
+		pointer, _ := os.ReadFile(filepath.Join(wt, ".git"))
+		config, _ := os.ReadFile(filepath.Join(gitDir, "config"))
+		for _, script := range []string{
+			"echo 'gitdir: " + e.tmp + "' > .git",
+			"mv .git .git.old; echo 'gitdir: " + e.tmp + "' > .git",
+			"echo evil > " + gitDir + "/hooks/post-commit",
+			"git config core.hooksPath " + e.tmp,
+		} {
+			e.runIn(wt, nil, "exec", "--", "sh", "-c", script)
+		}
+		assertContent(t, filepath.Join(wt, ".git"), string(pointer))
+		assertContent(t, filepath.Join(gitDir, "config"), string(config))
+		assertNotExist(t, filepath.Join(gitDir, "hooks", "post-commit"))
+		assertNotExist(t, filepath.Join(wt, ".git.old"))
+	})
+}
+
+// TestHomeStartupFilesProtected: with cwd = home, rc files and .gitconfig
+// cannot be changed or created, and no placeholder is left behind.
+func TestHomeStartupFilesProtected(t *testing.T) {
+	each(t, func(t *testing.T, e *env) {
+		e.write(filepath.Join(e.home, ".bashrc"), "# rc\n")
+		e.chownAll()
+		before := snapshot(t, e.home)
+		for _, script := range []string{
+			"echo evil >> .bashrc",
+			"mv .bashrc .bashrc.old; echo evil > .bashrc",
+			"echo evil > .zshenv",
+			"echo evil > .profile",
+			"printf '[core]\\n\\tpager = evil\\n' >> .gitconfig",
+			"mkdir -p .config/git && echo evil > .config/git/config",
+			"mv .config .config.old; mkdir -p .config/git; echo evil > .config/git/config",
+			"git config --global core.pager evil",
+		} {
+			e.runIn(e.home, nil, "exec", "--", "sh", "-c", script)
+		}
+		assertContent(t, filepath.Join(e.home, ".bashrc"), "# rc\n")
+		assertSameTree(t, before, snapshot(t, e.home), "after the rc attacks")
+		mustSucceed(t, e.runIn(e.home, nil, "exec", "--", "sh", "-c", "echo ok > notes.txt"), "ordinary write in home")
+		assertContent(t, filepath.Join(e.home, "notes.txt"), "ok\n")
+	})
+}
+
+// TestPlaceholdersRemovedWhenKilled: SIGKILL of zsandbox while placeholders
+// are mounted still leaves the host clean.
+func TestPlaceholdersRemovedWhenKilled(t *testing.T) {
+	each(t, func(t *testing.T, e *env) {
+		zshenv := filepath.Join(e.home, ".zshenv")
+		cmd := e.command(e.home, "exec", "--", "sh", "-c", "echo ready; sleep 300")
+		out, _ := cmd.StdoutPipe()
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		bufio.NewReader(out).ReadString('\n')
+		if _, err := os.Lstat(zshenv); err != nil {
+			t.Fatalf("expected a placeholder for .zshenv during the run: %v", err)
+		}
+		cmd.Process.Kill()
+		cmd.Wait()
+		if !waitFor(5*time.Second, func() bool { _, err := os.Lstat(zshenv); return err != nil }) {
+			t.Errorf("placeholder %s left behind after SIGKILL", zshenv)
+		}
+	})
+}
