@@ -1,0 +1,85 @@
+package policy
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestResolveProtected(t *testing.T) {
+	f := newFixture(t)
+	repoGit := filepath.Join(f.proj, ".git")
+	mustMkdir(t, filepath.Join(repoGit, "hooks"))
+	writeFile(t, filepath.Join(repoGit, "config"), "")
+	writeFile(t, filepath.Join(f.home, ".bashrc"), "")
+	tests := []struct {
+		name string
+		cwd  string
+		ask  []Path
+		want []Protected
+	}{
+		{"repo in cwd", f.proj, nil, []Protected{
+			{filepath.Join(repoGit, "config"), f.proj, true},
+			{filepath.Join(repoGit, "hooks"), f.proj, true},
+		}},
+		{"explicit writable hooks opts out", f.proj, []Path{{".git/hooks", SourceFlag}}, []Protected{
+			{filepath.Join(repoGit, "config"), f.proj, true},
+		}},
+		{"linked worktree", f.wt, nil, []Protected{
+			{filepath.Join(f.common, "config"), f.common, false},
+			{filepath.Join(f.common, "hooks"), f.common, false},
+			{filepath.Join(f.common, "worktrees", "wt", "config.worktree"), f.common, false},
+			{filepath.Join(f.wt, ".git"), f.wt, true},
+		}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			p, err := Resolve(Request{Writable: tc.ask}, f.host(tc.cwd))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []Protected
+			for _, pr := range p.Protected {
+				if !Within(pr.Path, f.home) || Within(pr.Root, f.home) && pr.Root != f.home {
+					got = append(got, pr)
+				}
+			}
+			if diff := cmp.Diff(got, tc.want); diff != "" {
+				t.Errorf("Protected(%s) mismatch (-got +want):\n%s", tc.name, diff)
+			}
+		})
+	}
+}
+
+func TestResolveProtectedHomeWhenWritable(t *testing.T) {
+	f := newFixture(t)
+	writeFile(t, filepath.Join(f.home, ".bashrc"), "")
+	p, err := Resolve(Request{}, f.host(f.home))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]bool{}
+	for _, pr := range p.Protected {
+		got[pr.Path] = pr.Exists
+	}
+	for name, exists := range map[string]bool{".bashrc": true, ".zshenv": false, ".gitconfig": false, ".config/git": false} {
+		if e, ok := got[filepath.Join(f.home, name)]; !ok || e != exists {
+			t.Errorf("~/%s: listed=%v exists=%v, want listed, exists=%v", name, ok, e, exists)
+		}
+	}
+}
+
+func TestResolveProtectedSymlinkRefused(t *testing.T) {
+	f := newFixture(t)
+	if err := os.Symlink(filepath.Join(f.home, "cache"), filepath.Join(f.home, ".bashrc")); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Resolve(Request{}, f.host(f.home))
+	var unsafe *UnsafeError
+	if !errors.As(err, &unsafe) {
+		t.Fatalf("Resolve with a symlinked ~/.bashrc in a writable home: %v, want UnsafeError", err)
+	}
+}
