@@ -26,7 +26,7 @@ func execute(p *policy.Policy, argv []string) error {
 		return sandboxError(err.Error() + "; the command did not run")
 	}
 	defer ph.Done()
-	plan := bwrap.Args(p, argv, bwrap.Options{})
+	plan := bwrap.Args(p, argv, execOptions(p))
 	code, err := bwrap.Exec(bwrap.Run{
 		Bwrap: bin, Plan: plan, Env: p.Env,
 		Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr,
@@ -52,8 +52,4 @@ func setupFailure(err *bwrap.SetupError) error {
 		hints = append(hints, "see bwrap's message above; zsandbox doctor checks this host")
 	}
 	return sandboxError(err.Error()+"; the command did not run", hints...)
-}
-
-func envValue(env []string, name string) string {
-	return policy.Host{Env: env}.Getenv(name)
 }

@@ -116,6 +116,25 @@ func TestCredentialsHiddenWhenCwdIsHome(t *testing.T) {
 	})
 }
 
+// TestSettingsFileUnreachable: the settings file is applied, but the
+// command can neither read nor change it.
+func TestSettingsFileUnreachable(t *testing.T) {
+	each(t, func(t *testing.T, e *env) {
+		settings := filepath.Join(e.home, ".config", "zsandbox", "settings.json")
+		want, _ := os.ReadFile(settings)
+		r := e.runIn(e.home, nil, "exec", "--", "sh", "-c", "cat "+settings+"; echo '{}' > "+settings+"; rm -f "+settings)
+		assertNoSecret(t, e, r, "read settings")
+		assertContent(t, settings, string(want))
+		alt := filepath.Join(e.base, "alt.json")
+		e.write(alt, `{"hide": ["`+e.proj+`/private"]}`)
+		e.write(filepath.Join(e.proj, "private"), e.secret)
+		e.chownAll()
+		r = e.sh("cat private; cat "+alt, "--settings", alt)
+		mustFail(t, r, "read with settings hiding it")
+		assertNoSecret(t, e, r, "settings hide")
+	})
+}
+
 // TestWriteIntoHiddenDirFailsVisibly: the command must see the error, not
 // write into a throw-away mount.
 func TestWriteIntoHiddenDirFailsVisibly(t *testing.T) {

@@ -183,6 +183,8 @@ func (e *env) plantCredentials() {
 		e.mkdir(filepath.Dir(p))
 		e.write(p, e.secret+"\n")
 	}
+	// zsandbox reads its own settings: keep that one valid JSON.
+	e.write(filepath.Join(e.home, ".config/zsandbox/settings.json"), `{"hide": ["/nonexistent/`+e.secret+`"]}`+"\n")
 }
 
 func (e *env) mkdir(d string) {

@@ -224,3 +224,21 @@ func TestPlaceholdersRemovedWhenKilled(t *testing.T) {
 		}
 	})
 }
+
+// TestMissingHiddenPathsCannotBeCreated: with cwd = home and no ~/.ssh, the
+// command cannot plant ~/.ssh/authorized_keys, nor write a settings file
+// that would widen its next sandbox.
+func TestMissingHiddenPathsCannotBeCreated(t *testing.T) {
+	each(t, func(t *testing.T, e *env) {
+		os.RemoveAll(filepath.Join(e.home, ".ssh"))
+		os.RemoveAll(filepath.Join(e.home, ".config", "zsandbox"))
+		before := snapshot(t, e.home)
+		for _, script := range []string{
+			"mkdir -p .ssh && echo key >> .ssh/authorized_keys",
+			"mkdir -p .config/zsandbox && echo '{\"writable\":[\"/\"]}' > .config/zsandbox/settings.json",
+		} {
+			mustFail(t, e.runIn(e.home, nil, "exec", "--", "sh", "-c", script), script)
+		}
+		assertSameTree(t, before, snapshot(t, e.home), "after planting attempts")
+	})
+}

@@ -34,7 +34,7 @@ func (p *Policy) resolveProtected() error {
 	seen := map[string]bool{}
 	for _, c := range p.protectedCandidates() {
 		root, ok := p.innermostRoot(c)
-		if !ok || seen[c] || p.explicitlyWritable(c) || WithinAny(c, p.HiddenPaths()) {
+		if !ok || seen[c] || p.explicitlyWritable(c) || p.masked(c) {
 			continue
 		}
 		seen[c] = true
@@ -74,7 +74,25 @@ func (p *Policy) protectedCandidates() []string {
 	for _, rel := range profiles.ProtectedInHome() {
 		out = append(out, filepath.Join(p.Home, rel))
 	}
+	// A hidden path that does not exist yet has no mask; inside a writable
+	// root the command could create it (~/.ssh/authorized_keys, a settings
+	// file that widens the next run), so it is protected from creation.
+	for _, h := range p.Hidden {
+		if !h.Exists {
+			out = append(out, h.Path)
+		}
+	}
 	return out
+}
+
+// masked reports whether an existing hidden path covers path.
+func (p *Policy) masked(path string) bool {
+	for _, h := range p.Hidden {
+		if h.Exists && Within(path, h.Path) {
+			return true
+		}
+	}
+	return false
 }
 
 // innermostRoot returns the deepest writable root containing path.

@@ -124,12 +124,21 @@ func resolveHidden(extra []string, home, cwd string) ([]Hidden, error) {
 		if h.Path == "/" {
 			return nil, usagef("--hide %q: cannot hide the root directory", raw)
 		}
-		if !seen[h.Path] {
+		if !seen[h.Path] && !withinHidden(h.Path, out) {
 			seen[h.Path] = true
 			out = append(out, h)
 		}
 	}
 	return out, nil
+}
+
+func withinHidden(p string, hs []Hidden) bool {
+	for _, h := range hs {
+		if Within(p, h.Path) {
+			return true
+		}
+	}
+	return false
 }
 
 func hiddenFact(abs string) Hidden {

@@ -1,0 +1,149 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/zsandbox/zsandbox/bwrap"
+	"github.com/zsandbox/zsandbox/policy"
+)
+
+func explainCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "explain",
+		Usage:     "print what a command would be allowed to do; runs nothing",
+		ArgsUsage: "[-- COMMAND [ARG...]]",
+		Description: `Examples:
+   zsandbox explain
+   zsandbox explain --writable ~/.cache/go-build --format json
+   zsandbox explain --format bwrap -- go test ./...`,
+		Flags: append(policyFlags(), &cli.StringFlag{
+			Name: "format", Value: "text", Usage: "`text`, json, bwrap or seatbelt",
+		}),
+		OnUsageError: onUsageError,
+		Action:       runExplain,
+	}
+}
+
+func runExplain(c *cli.Context) error {
+	argv := c.Args().Slice()
+	if len(argv) == 0 {
+		argv = []string{"COMMAND"}
+	}
+	p, err := resolve(c)
+	if err != nil {
+		return err
+	}
+	w := c.App.Writer
+	switch f := c.String("format"); f {
+	case "text":
+		explainText(w, p)
+	case "json":
+		return explainJSON(w, p, argv)
+	case "bwrap":
+		explainBwrap(w, p, argv)
+	default:
+		return usageErrorf("--format %q: must be text, json, bwrap or seatbelt", f)
+	}
+	return nil
+}
+
+// explanation is the JSON document; its fields use the policy's words.
+type explanation struct {
+	Schema    int                `json:"schema"`
+	Backend   string             `json:"backend"`
+	Cwd       string             `json:"cwd"`
+	Writable  []policy.Root      `json:"writable"`
+	Omitted   []policy.Omitted   `json:"omitted"`
+	Hide      []policy.Hidden    `json:"hide"`
+	Protected []policy.Protected `json:"protected"`
+	Network   policy.Network     `json:"network"`
+	Env       envExplanation     `json:"env"`
+	Command   []string           `json:"command"`
+}
+
+type envExplanation struct {
+	Dropped []string `json:"dropped"`
+}
+
+func explainJSON(w io.Writer, p *policy.Policy, argv []string) error {
+	doc := explanation{
+		Schema: 1, Backend: backendName(), Cwd: p.Cwd,
+		Writable: p.Writable, Omitted: nonNil(p.Omitted), Hide: p.Hidden,
+		Protected: nonNil(p.Protected), Network: p.Network,
+		Env: envExplanation{Dropped: nonNil(p.DroppedEnv)}, Command: argv,
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(doc)
+}
+
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
+
+func explainText(w io.Writer, p *policy.Policy) {
+	fmt.Fprintf(w, "backend: %s\n", backendName())
+	fmt.Fprintf(w, "cwd: %s\n", p.Cwd)
+	fmt.Fprintln(w, "writable:")
+	for _, r := range p.Writable {
+		fmt.Fprintf(w, "  %s  (%s)\n", r.Path, r.Source)
+	}
+	for _, o := range p.Omitted {
+		fmt.Fprintf(w, "  left out: %s  (%s: %s)\n", o.Path, o.Source, o.Reason)
+	}
+	fmt.Fprintln(w, "hide (unreadable and unwritable):")
+	for _, h := range p.Hidden {
+		state := "exists"
+		if !h.Exists {
+			state = "does not exist"
+		}
+		fmt.Fprintf(w, "  %s  (%s)\n", h.Path, state)
+	}
+	fmt.Fprintln(w, "protected (read-only inside writable roots):")
+	for _, pr := range p.Protected {
+		state := ""
+		if !pr.Exists {
+			state = "; does not exist, cannot be created"
+		}
+		fmt.Fprintf(w, "  %s  (in %s%s)\n", pr.Path, pr.Root, state)
+	}
+	fmt.Fprintf(w, "network: %s\n", p.Network)
+	fmt.Fprintf(w, "env dropped: %s\n", orNone(strings.Join(p.DroppedEnv, " ")))
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "(none)"
+	}
+	return s
+}
+
+// explainBwrap prints the exact command line, one argument per line; the
+// options reach bwrap through --args, the command after "--".
+func explainBwrap(w io.Writer, p *policy.Policy, argv []string) {
+	bin, err := bwrap.Find(envValue(p.Env, "PATH"), p.WritablePaths())
+	if err != nil {
+		bin = bwrap.SystemPath
+	}
+	plan := bwrap.Args(p, argv, execOptions(p))
+	fmt.Fprintln(w, bin)
+	for _, a := range plan.Args {
+		fmt.Fprintln(w, a)
+	}
+	fmt.Fprintln(w, "--")
+	for _, a := range plan.Command {
+		fmt.Fprintln(w, a)
+	}
+}
+
+func envValue(env []string, name string) string {
+	return policy.Host{Env: env}.Getenv(name)
+}

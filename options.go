@@ -1,0 +1,93 @@
+package main
+
+import (
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/zsandbox/zsandbox/policy"
+)
+
+// policyFlags are the flags every policy-taking command shares. Precedence:
+// flag > environment variable > settings file > default; lists add up.
+// Path lists also come from ZSANDBOX_WRITABLE / ZSANDBOX_HIDE (":"-separated,
+// like PATH): they are read in request, not by the flag library, which
+// would split on commas.
+func policyFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "cwd", Usage: "run the command in `DIR` (default: the current directory)", EnvVars: []string{"ZSANDBOX_CWD"}},
+		&cli.StringSliceFlag{Name: "writable", Usage: "also allow writes under `PATH` (repeatable; env ZSANDBOX_WRITABLE, \":\"-separated)"},
+		&cli.StringSliceFlag{Name: "hide", Usage: "also hide `PATH` from the command (repeatable; env ZSANDBOX_HIDE, \":\"-separated)"},
+		&cli.StringFlag{Name: "network", Usage: "`allow` or deny network access (default: deny)", EnvVars: []string{"ZSANDBOX_NETWORK"}},
+		&cli.StringSliceFlag{Name: "env", Usage: "set `KEY=VALUE` in the command's environment (repeatable)"},
+		&cli.StringSliceFlag{Name: "pass-env", Usage: "pass variable `NAME` even if it looks like a credential (repeatable; env ZSANDBOX_PASS_ENV, \",\"-separated)"},
+		&cli.StringFlag{Name: "settings", Usage: "read settings from `FILE` (default: $XDG_CONFIG_HOME/zsandbox/settings.json)", EnvVars: []string{"ZSANDBOX_SETTINGS"}},
+	}
+}
+
+// resolve reads host facts and settings and resolves the policy.
+func resolve(c *cli.Context) (*policy.Policy, error) {
+	host, err := hostFacts()
+	if err != nil {
+		return nil, sandboxError(err.Error())
+	}
+	set, err := loadSettings(c, host)
+	if err != nil {
+		return nil, err
+	}
+	return policy.Resolve(request(c, host, set), host)
+}
+
+func loadSettings(c *cli.Context, host policy.Host) (policy.Settings, error) {
+	explicit := c.String("settings")
+	return policy.LoadSettings(policy.SettingsPath(explicit, host), explicit != "")
+}
+
+// request merges settings, environment variables and flags.
+func request(c *cli.Context, host policy.Host, set policy.Settings) policy.Request {
+	req := policy.Request{
+		Cwd:     c.String("cwd"),
+		Network: pick(c, "network", set.Network),
+		Hide:    concat(set.Hide, splitList(host.Getenv("ZSANDBOX_HIDE"), ":"), c.StringSlice("hide")),
+		SetEnv:  concat(set.Env, c.StringSlice("env")),
+		PassEnv: concat(set.PassEnv, splitList(host.Getenv("ZSANDBOX_PASS_ENV"), ","), c.StringSlice("pass-env")),
+	}
+	// The settings file is hidden, so no command can widen its next sandbox.
+	req.Hide = append(req.Hide, set.Path)
+	add := func(paths []string, src policy.Source) {
+		for _, w := range paths {
+			req.Writable = append(req.Writable, policy.Path{Path: w, Source: src})
+		}
+	}
+	add(set.Writable, policy.SourceSettings)
+	add(splitList(host.Getenv("ZSANDBOX_WRITABLE"), ":"), policy.SourceEnv)
+	add(c.StringSlice("writable"), policy.SourceFlag)
+	return req
+}
+
+// pick returns the flag (or its environment variable) when given, else the
+// settings value.
+func pick(c *cli.Context, flag, setting string) string {
+	if c.IsSet(flag) {
+		return c.String(flag)
+	}
+	return setting
+}
+
+func concat(lists ...[]string) []string {
+	var out []string
+	for _, l := range lists {
+		out = append(out, l...)
+	}
+	return out
+}
+
+func splitList(s, sep string) []string {
+	var out []string
+	for _, f := range strings.Split(s, sep) {
+		if f != "" {
+			out = append(out, f)
+		}
+	}
+	return out
+}

@@ -1,0 +1,124 @@
+package policy
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+)
+
+// Settings are the user's own defaults, read from a JSON file whose keys
+// mirror the flags. Flags and environment variables override scalars;
+// lists add up.
+type Settings struct {
+	Path           string   `json:"-"`
+	Writable       []string `json:"writable"`
+	Hide           []string `json:"hide"`
+	Network        string   `json:"network"`
+	Env            []string `json:"env"`
+	PassEnv        []string `json:"passEnv"`
+	Landlock       string   `json:"landlock"`
+	Backend        string   `json:"backend"`
+	SeccompProfile string   `json:"seccompProfile"`
+	Hint           string   `json:"hint"`
+}
+
+// SettingsPath returns the settings file to read: explicit (--settings or
+// ZSANDBOX_SETTINGS) if given, else $XDG_CONFIG_HOME/zsandbox/settings.json,
+// else ~/.config/zsandbox/settings.json. No file is ever read from cwd: a
+// command could write it in one run to widen the next.
+func SettingsPath(explicit string, host Host) string {
+	if explicit != "" {
+		p, err := Expand(explicit, host.Home, host.Cwd)
+		if err == nil {
+			return p
+		}
+		return explicit
+	}
+	if x := host.Getenv("XDG_CONFIG_HOME"); filepath.IsAbs(x) {
+		return filepath.Join(x, "zsandbox", "settings.json")
+	}
+	return filepath.Join(host.Home, ".config", "zsandbox", "settings.json")
+}
+
+// settingsKind is the JSON type each key takes, for error messages.
+var settingsKind = map[string]string{
+	"writable": "list", "hide": "list", "env": "list", "passEnv": "list",
+	"network": "string", "landlock": "string", "backend": "string",
+	"seccompProfile": "string", "hint": "string",
+}
+
+// LoadSettings reads path. A missing default file is no settings; a
+// missing explicit file (required) is an error.
+func LoadSettings(path string, required bool) (Settings, error) {
+	s := Settings{Path: path}
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) && !required {
+		return s, nil
+	}
+	if err != nil {
+		return s, usagef("settings %q: %v", path, errors.Unwrap(err))
+	}
+	return ParseSettings(data, path)
+}
+
+// ParseSettings decodes one settings document strictly: unknown keys and
+// wrong types are errors naming the file, the key and the expected type.
+func ParseSettings(data []byte, path string) (Settings, error) {
+	s := Settings{Path: path}
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return s, usagef("settings %q: not a JSON object: %v", path, err)
+	}
+	keys := make([]string, 0, len(raw))
+	for k := range raw {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if err := s.set(k, raw[k]); err != nil {
+			return s, usagef("settings %q: %v", path, err)
+		}
+	}
+	return s, nil
+}
+
+func (s *Settings) set(key string, v json.RawMessage) error {
+	kind, ok := settingsKind[key]
+	if !ok {
+		return fmt.Errorf("unknown key %q", key)
+	}
+	var target any
+	switch key {
+	case "writable":
+		target = &s.Writable
+	case "hide":
+		target = &s.Hide
+	case "env":
+		target = &s.Env
+	case "passEnv":
+		target = &s.PassEnv
+	case "network":
+		target = &s.Network
+	case "landlock":
+		target = &s.Landlock
+	case "backend":
+		target = &s.Backend
+	case "seccompProfile":
+		target = &s.SeccompProfile
+	case "hint":
+		target = &s.Hint
+	}
+	dec := json.NewDecoder(bytes.NewReader(v))
+	if bytes.Equal(bytes.TrimSpace(v), []byte("null")) || dec.Decode(target) != nil {
+		if kind == "list" {
+			kind = "list of strings"
+		}
+		return fmt.Errorf("key %q: want a %s", key, kind)
+	}
+	return nil
+}
