@@ -45,7 +45,7 @@ func run(args []string, stderr io.Writer) int {
 		ErrWriter:       stderr,
 		OnUsageError:    onUsageError,
 		ExitErrHandler:  func(*cli.Context, error) {}, // run reports errors itself
-		Commands:        []*cli.Command{execCommand(), explainCommand()},
+		Commands:        []*cli.Command{execCommand(), explainCommand(), doctorCommand()},
 	}
 	err := app.Run(args)
 	report(stderr, err)

@@ -75,3 +75,29 @@ func TestPlantedBwrapIgnored(t *testing.T) {
 		assertNotExist(t, marker)
 	})
 }
+
+// TestDoctor: passes here; fails with the right fix when bwrap is hidden or
+// user namespaces are unavailable.
+func TestDoctor(t *testing.T) {
+	each(t, func(t *testing.T, e *env) {
+		r := e.run("doctor")
+		if r.code != 0 || !strings.Contains(r.stdout, "zsandbox exec works on this host") {
+			t.Errorf("doctor on this host:\n%s", r)
+		}
+		bwrapPath, _ := exec.LookPath("bwrap")
+		cmd := e.command(e.proj)
+		cmd.Path, _ = exec.LookPath("unshare")
+		cmd.Args = []string{"unshare", "-rm", "sh", "-c", "mount --bind /dev/null " + bwrapPath + " && exec " + zsandbox + " doctor"}
+		out, err := cmd.CombinedOutput()
+		if exitCodeOf(err) != 1 || !strings.Contains(string(out), "FAIL  bwrap: not found") || !strings.Contains(string(out), "apt-get install bubblewrap") {
+			t.Errorf("doctor without bwrap: %v\n%s", err, out)
+		}
+		cmd = e.command(e.proj)
+		cmd.Path = bwrapPath
+		cmd.Args = []string{"bwrap", "--dev-bind", "/", "/", "--unshare-user", "--disable-userns", "--", zsandbox, "doctor"}
+		out, err = cmd.CombinedOutput()
+		if exitCodeOf(err) != 1 || !strings.Contains(string(out), "FAIL  user namespaces") || !strings.Contains(string(out), "fix: ") {
+			t.Errorf("doctor without user namespaces: %v\n%s", err, out)
+		}
+	})
+}
