@@ -1,0 +1,157 @@
+package seatbelt_test
+
+import "github.com/zsandbox/zsandbox/policy"
+
+// The policies the golden files and the decision table are built from,
+// written as policy.Resolve would produce them on a Mac (except where a case
+// says otherwise), with the protected paths the policy package will compute.
+
+type renderCase struct {
+	name      string
+	policy    *policy.Policy
+	protected []string
+}
+
+const (
+	home = "/Users/u"
+	tmpd = "/private/var/folders/zz/abc123/T" // a macOS TMPDIR, resolved
+)
+
+func roots(paths ...string) []policy.Root {
+	out := make([]policy.Root, len(paths))
+	for i, p := range paths {
+		out[i] = policy.Root{Path: p, Source: policy.SourceDefault}
+	}
+	return out
+}
+
+func hidden(paths ...string) []policy.Hidden {
+	out := make([]policy.Hidden, len(paths))
+	for i, p := range paths {
+		out[i] = policy.Hidden{Path: p}
+	}
+	return out
+}
+
+// defaultHidden is the shipped credential list under home; .ssh exists,
+// the rest do not.
+func defaultHidden() []policy.Hidden {
+	h := hidden(home+"/.ssh", home+"/.aws", home+"/.gnupg", home+"/.azure",
+		home+"/.config/gcloud", home+"/.kube", home+"/.docker/config.json",
+		home+"/.netrc", home+"/.credentials.json", home+"/.config/zsandbox")
+	h[0].Exists, h[0].IsDir = true, true
+	return h
+}
+
+func repoProtected(repo string) []string {
+	return []string{repo + "/.git/hooks", repo + "/.git/config"}
+}
+
+func homeProtected() []string {
+	var out []string
+	for _, f := range []string{".bashrc", ".bash_profile", ".bash_login", ".profile",
+		".zshrc", ".zprofile", ".zshenv", ".gitconfig", ".config/git"} {
+		out = append(out, home+"/"+f)
+	}
+	return out
+}
+
+func renderCases() []renderCase {
+	repo := home + "/src/app"
+	return []renderCase{
+		{
+			name: "repo",
+			policy: &policy.Policy{
+				Cwd: repo, Home: home,
+				Writable: roots(repo, tmpd, "/private/tmp", "/private/var/tmp"),
+				Hidden:   defaultHidden(),
+				Network:  policy.NetworkDeny,
+			},
+			protected: repoProtected(repo),
+		},
+		{
+			name: "cwd-is-home",
+			policy: &policy.Policy{
+				Cwd: home, Home: home,
+				Writable: roots(home, tmpd, "/private/tmp", "/private/var/tmp"),
+				Hidden:   defaultHidden(),
+				Network:  policy.NetworkDeny,
+			},
+			protected: homeProtected(),
+		},
+		{
+			// cwd is a linked worktree; git's common dir is an extra root
+			// whose hooks and config are protected.
+			name: "linked-worktree",
+			policy: &policy.Policy{
+				Cwd: home + "/wt/feature", Home: home,
+				Writable: roots(home+"/src/app/.git", home+"/wt/feature", "/private/tmp"),
+				Hidden:   hidden(home + "/.ssh"),
+				Network:  policy.NetworkDeny,
+			},
+			protected: append(repoProtected(home+"/src/app"),
+				home+"/src/app/.git/worktrees/feature/config"),
+		},
+		{
+			name: "extra-writable",
+			policy: &policy.Policy{
+				Cwd: repo, Home: home,
+				Writable: roots("/repo", repo, home+"/Library/Caches/go-build", "/opt/work"),
+				Hidden:   hidden(home+"/.ssh", "/repo/secrets"),
+				Network:  policy.NetworkDeny,
+			},
+			protected: append(repoProtected(repo), repoProtected("/repo")...),
+		},
+		{
+			name: "network-allow",
+			policy: &policy.Policy{
+				Cwd: home, Home: home,
+				Writable: roots(home, "/private/tmp"),
+				Hidden:   hidden(home+"/.ssh", home+"/.gnupg"),
+				Network:  policy.NetworkAllow,
+			},
+			protected: homeProtected()[:1],
+		},
+		{
+			// Written by hand (or resolved on Linux): /tmp, /var and /etc are
+			// not yet under /private.
+			name: "non-canonical",
+			policy: &policy.Policy{
+				Cwd: "/tmp/proj", Home: home,
+				Writable: roots("/tmp/proj", "/var/folders/zz/abc123/T/", "//tmp"),
+				Hidden:   hidden("/etc/ssl/private", "/tmp/proj/.env"),
+				Network:  policy.NetworkDeny,
+			},
+			protected: repoProtected("/tmp/proj"),
+		},
+		{
+			name: "hostile-names",
+			policy: &policy.Policy{
+				Cwd: home + `/we"ird (dir)`, Home: home,
+				Writable: roots(home+`/we"ird (dir)`, home+"/with space", home+"/new\nline",
+					home+`/x")) (allow default) (deny file-read* (literal "`,
+					home+"/semi;colon #\"re\" \\back"),
+				Hidden:  hidden(home+`/we"ird (dir)/.ssh`, home+"/ünï/çødé", home+"/))))"),
+				Network: policy.NetworkAllow,
+			},
+			protected: []string{home + `/we"ird (dir)/.git/hooks`, home + "/new\nline/.git/config"},
+		},
+		{
+			name: "nothing-hidden",
+			policy: &policy.Policy{
+				Cwd: "/private/tmp/scratch", Home: home,
+				Writable: roots("/private/tmp/scratch"),
+				Network:  policy.NetworkDeny,
+			},
+		},
+	}
+}
+
+func findCase(name string) renderCase {
+	for _, c := range renderCases() {
+		if c.name == name {
+			return c
+		}
+	}
+	panic("no render case " + name)
+}
