@@ -45,9 +45,9 @@ func runExec(c *cli.Context) error {
 	if len(argv) == 0 {
 		return usageErrorf("no command given: zsandbox exec [flags] -- COMMAND [ARG...]")
 	}
-	p, err := resolve(c)
+	p, rc, err := resolve(c)
 	if err != nil {
 		return err
 	}
-	return execute(p, argv)
+	return execute(p, argv, rc)
 }

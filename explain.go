@@ -10,6 +10,7 @@ import (
 
 	"github.com/zsandbox/zsandbox/bwrap"
 	"github.com/zsandbox/zsandbox/policy"
+	"github.com/zsandbox/zsandbox/seatbelt"
 )
 
 func explainCommand() *cli.Command {
@@ -34,7 +35,7 @@ func runExplain(c *cli.Context) error {
 	if len(argv) == 0 {
 		argv = []string{"COMMAND"}
 	}
-	p, err := resolve(c)
+	p, _, err := resolve(c)
 	if err != nil {
 		return err
 	}
@@ -46,6 +47,8 @@ func runExplain(c *cli.Context) error {
 		return explainJSON(w, p, argv)
 	case "bwrap":
 		explainBwrap(w, p, argv)
+	case "seatbelt":
+		return explainSeatbelt(w, p)
 	default:
 		return usageErrorf("--format %q: must be text, json, bwrap or seatbelt", f)
 	}
@@ -142,6 +145,19 @@ func explainBwrap(w io.Writer, p *policy.Policy, argv []string) {
 	for _, a := range plan.Command {
 		fmt.Fprintln(w, a)
 	}
+}
+
+// explainSeatbelt prints the macOS profile's parameters, then its text.
+func explainSeatbelt(w io.Writer, p *policy.Policy) error {
+	prof, err := seatbelt.Render(p, p.ProtectedPaths())
+	if err != nil {
+		return sandboxError(err.Error())
+	}
+	for _, pa := range prof.Params {
+		fmt.Fprintf(w, "-D %s=%s\n", pa.Name, pa.Value)
+	}
+	fmt.Fprint(w, prof.Text)
+	return nil
 }
 
 func envValue(env []string, name string) string {

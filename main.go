@@ -9,18 +9,11 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/zsandbox/zsandbox/bwrap"
 	"github.com/zsandbox/zsandbox/policy"
-)
-
-// version and commit are set at build time (scripts/build.sh).
-var (
-	version = "dev"
-	commit  = "unknown"
 )
 
 func main() {
@@ -39,13 +32,13 @@ func run(args []string, stderr io.Writer) int {
 	app := &cli.App{
 		Name:            "zsandbox",
 		Usage:           "run a command inside an OS sandbox",
-		Version:         fmt.Sprintf("%s (commit %s, %s)", version, commit, runtime.Version()),
+		Version:         versionString(),
 		HideHelpCommand: true,
 		Writer:          os.Stdout,
 		ErrWriter:       stderr,
 		OnUsageError:    onUsageError,
 		ExitErrHandler:  func(*cli.Context, error) {}, // run reports errors itself
-		Commands:        []*cli.Command{execCommand(), explainCommand(), doctorCommand()},
+		Commands:        []*cli.Command{execCommand(), explainCommand(), doctorCommand(), completionCommand(), versionCommand()},
 	}
 	err := app.Run(args)
 	report(stderr, err)

@@ -21,21 +21,43 @@ func policyFlags() []cli.Flag {
 		&cli.StringFlag{Name: "network", Usage: "`allow` or deny network access (default: deny)", EnvVars: []string{"ZSANDBOX_NETWORK"}},
 		&cli.StringSliceFlag{Name: "env", Usage: "set `KEY=VALUE` in the command's environment (repeatable)"},
 		&cli.StringSliceFlag{Name: "pass-env", Usage: "pass variable `NAME` even if it looks like a credential (repeatable; env ZSANDBOX_PASS_ENV, \",\"-separated)"},
+		&cli.StringFlag{Name: "hint", Usage: "`auto` prints one hint line when the sandbox refused something; off stays silent", EnvVars: []string{"ZSANDBOX_HINT"}},
 		&cli.StringFlag{Name: "settings", Usage: "read settings from `FILE` (default: $XDG_CONFIG_HOME/zsandbox/settings.json)", EnvVars: []string{"ZSANDBOX_SETTINGS"}},
 	}
 }
 
+// runConfig is how exec runs, beyond the policy.
+type runConfig struct {
+	hints bool
+}
+
 // resolve reads host facts and settings and resolves the policy.
-func resolve(c *cli.Context) (*policy.Policy, error) {
+func resolve(c *cli.Context) (*policy.Policy, runConfig, error) {
 	host, err := hostFacts()
 	if err != nil {
-		return nil, sandboxError(err.Error())
+		return nil, runConfig{}, sandboxError(err.Error())
 	}
 	set, err := loadSettings(c, host)
 	if err != nil {
-		return nil, err
+		return nil, runConfig{}, err
 	}
-	return policy.Resolve(request(c, host, set), host)
+	rc, err := runSettings(c, set)
+	if err != nil {
+		return nil, rc, err
+	}
+	p, err := policy.Resolve(request(c, host, set), host)
+	return p, rc, err
+}
+
+func runSettings(c *cli.Context, set policy.Settings) (runConfig, error) {
+	switch h := pick(c, "hint", set.Hint); h {
+	case "", "auto":
+		return runConfig{hints: true}, nil
+	case "off":
+		return runConfig{}, nil
+	default:
+		return runConfig{}, usageErrorf("--hint %q: must be auto or off", h)
+	}
 }
 
 func loadSettings(c *cli.Context, host policy.Host) (policy.Settings, error) {

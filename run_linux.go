@@ -11,7 +11,7 @@ import (
 
 // execute runs argv under p with bubblewrap. Every failure before the
 // command starts is a sandboxError (127): nothing runs unsandboxed.
-func execute(p *policy.Policy, argv []string) error {
+func execute(p *policy.Policy, argv []string, rc runConfig) error {
 	bin, err := bwrap.Find(os.Getenv("PATH"), p.WritablePaths())
 	if err != nil {
 		return sandboxError(err.Error(),
@@ -27,9 +27,10 @@ func execute(p *policy.Policy, argv []string) error {
 	}
 	defer ph.Done()
 	plan := bwrap.Args(p, argv, execOptions(p))
+	out := newOutputs(p, rc.hints)
 	code, err := bwrap.Exec(bwrap.Run{
 		Bwrap: bin, Plan: plan, Env: p.Env,
-		Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr,
+		Stdin: os.Stdin, Stdout: out.stdout, Stderr: out.stderr,
 		Started: ph.Started,
 	})
 	var setup *bwrap.SetupError
@@ -39,6 +40,7 @@ func execute(p *policy.Policy, argv []string) error {
 	if err != nil {
 		return sandboxError(err.Error())
 	}
+	out.hint(code)
 	return commandStatus(code)
 }
 

@@ -1,4 +1,4 @@
-//go:build !linux
+//go:build !linux && !darwin
 
 package main
 
@@ -9,6 +9,6 @@ import (
 )
 
 // execute refuses: this platform has no sandbox backend yet.
-func execute(_ *policy.Policy, _ []string) error {
+func execute(_ *policy.Policy, _ []string, _ runConfig) error {
 	return sandboxError("no sandbox backend for " + runtime.GOOS + "; the command did not run")
 }

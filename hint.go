@@ -1,0 +1,86 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/zsandbox/zsandbox/denymsg"
+	"github.com/zsandbox/zsandbox/policy"
+)
+
+// outputs is where the command's stdout and stderr go. With hints on, a
+// stream that is not a terminal runs through a pipe that zsandbox copies to
+// the caller unchanged, as it arrives, while the recogniser reads along. A
+// terminal is passed through untouched so the command still sees a
+// terminal; hints then come only from how the command ended.
+type outputs struct {
+	stdout, stderr io.Writer
+	rec            *denymsg.Recognizer
+	facts          denymsg.Facts
+}
+
+func newOutputs(p *policy.Policy, hints bool) outputs {
+	o := outputs{stdout: os.Stdout, stderr: os.Stderr}
+	if !hints {
+		return o
+	}
+	o.facts = denymsg.Facts{
+		Writable: p.WritablePaths(), Hidden: existingHidden(p), Protected: p.ProtectedPaths(),
+		NetworkDeny: p.Network == policy.NetworkDeny, Cwd: p.Cwd,
+	}
+	o.rec = denymsg.New(o.facts)
+	if sameFile(os.Stdout, os.Stderr) && !isTerminal(os.Stdout) {
+		// 2>&1: one writer, so os/exec gives both one pipe and the order
+		// of the command's writes is kept exactly.
+		w := io.MultiWriter(os.Stdout, o.rec.Stream())
+		o.stdout, o.stderr = w, w
+		return o
+	}
+	if !isTerminal(os.Stdout) {
+		o.stdout = io.MultiWriter(os.Stdout, o.rec.Stream())
+	}
+	if !isTerminal(os.Stderr) {
+		o.stderr = io.MultiWriter(os.Stderr, o.rec.Stream())
+	}
+	return o
+}
+
+// existingHidden: a hidden path that does not exist is not why a read
+// failed with "No such file or directory".
+func existingHidden(p *policy.Policy) []string {
+	var out []string
+	for _, h := range p.Hidden {
+		if h.Exists {
+			out = append(out, h.Path)
+		}
+	}
+	return out
+}
+
+// hint prints the hint lines for a command that ended with status code.
+func (o outputs) hint(code int) {
+	if o.rec == nil {
+		return
+	}
+	exit := denymsg.Exit{Code: code}
+	if code > 128 && code < 128+65 {
+		exit.Signal = code - 128
+	}
+	for _, line := range o.rec.Hints(exit) {
+		fmt.Fprintln(os.Stderr, line)
+	}
+}
+
+func isTerminal(f *os.File) bool {
+	_, err := unix.IoctlGetTermios(int(f.Fd()), getTermios)
+	return err == nil
+}
+
+func sameFile(a, b *os.File) bool {
+	var sa, sb unix.Stat_t
+	return unix.Fstat(int(a.Fd()), &sa) == nil && unix.Fstat(int(b.Fd()), &sb) == nil &&
+		sa.Dev == sb.Dev && sa.Ino == sb.Ino
+}

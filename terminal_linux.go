@@ -1,0 +1,6 @@
+package main
+
+import "golang.org/x/sys/unix"
+
+// getTermios is the ioctl that tells a terminal from anything else.
+const getTermios = unix.TCGETS
