@@ -1,0 +1,115 @@
+package seccomp
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	specs "github.com/opencontainers/runtime-spec/specs-go"
+)
+
+const (
+	sockCloexec  = 0x80000
+	sockNonblock = 0x800
+)
+
+func mustParse(t *testing.T, doc string) *specs.LinuxSeccomp {
+	t.Helper()
+	p, err := Parse([]byte(doc), t.Name())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestWithNetworkDenyDecisions(t *testing.T) {
+	p := WithNetworkDeny(Default())
+	if err := validate(p, ""); err != nil {
+		t.Fatalf("WithNetworkDeny(Default()) is invalid: %v", err)
+	}
+	checkCalls(t, "WithNetworkDeny(Default())", p, []call{
+		// Every socket, AF_UNIX included: path sockets are routes out.
+		{"socket", []uint64{afUnix, sockStream}, eperm},
+		{"socket", []uint64{afInet, sockStream}, eperm},
+		{"socket", []uint64{afVsock, sockStream}, eperm},
+		{"socket", []uint64{high32 | afUnix, sockStream}, eperm},
+		// Connected AF_UNIX pairs stay: they reach only each other.
+		{"socketpair", []uint64{afUnix, sockStream}, allowed},
+		{"socketpair", []uint64{afUnix, sockStream | sockCloexec}, allowed},
+		{"socketpair", []uint64{afUnix, sockSeqpacket | sockNonblock}, allowed},
+		// A datagram pair can sendto() any named socket.
+		{"socketpair", []uint64{afUnix, sockDgram}, eperm},
+		{"socketpair", []uint64{afUnix, sockDgram | sockCloexec}, eperm},
+		{"socketpair", []uint64{afUnix, sockDgram | sockNonblock | sockCloexec}, eperm},
+		{"socketpair", []uint64{afUnix, high32 | sockDgram}, eperm},
+		{"socketpair", []uint64{afUnix, sockRaw}, eperm},
+		{"socketpair", []uint64{afInet, sockStream}, eperm},
+		{"socketpair", []uint64{high32 | afUnix, sockStream}, eperm}, // junk above the int: refused, not trusted
+		// The rest of the default profile is untouched.
+		{"ioctl", []uint64{0, high32 | tiocsti}, eperm},
+		{"clone", []uint64{cloneNewUser | forkFlags}, eperm},
+		{"read", nil, allowed},
+	})
+}
+
+func TestWithNetworkDenyDoesNotChangeItsInput(t *testing.T) {
+	in := mustParse(t, `{"defaultAction": "SCMP_ACT_ERRNO", "defaultErrnoRet": 38, "syscalls": [
+		{"names": ["read", "socket", "socketpair"], "action": "SCMP_ACT_ALLOW"},
+		{"names": ["bpf"], "action": "SCMP_ACT_KILL_PROCESS"}]}`)
+	before := cloneProfile(in)
+	out := WithNetworkDeny(in)
+	if diff := cmp.Diff(in, before); diff != "" {
+		t.Errorf("WithNetworkDeny changed its input (-after +before):\n%s", diff)
+	}
+	out.Syscalls[0].Names[0] = "changed"
+	*out.DefaultErrnoRet = 1
+	if diff := cmp.Diff(in, before); diff != "" {
+		t.Errorf("WithNetworkDeny's result shares memory with its input (-after +before):\n%s", diff)
+	}
+}
+
+// A user profile may deny by default and allow what it needs; network deny
+// must still win for socket, and keep socketpair to connected AF_UNIX pairs.
+func TestWithNetworkDenyOnAllowList(t *testing.T) {
+	in := mustParse(t, `{"defaultAction": "SCMP_ACT_ERRNO", "syscalls": [
+		{"names": ["read", "socket", "socketpair", "connect"], "action": "SCMP_ACT_ALLOW"}]}`)
+	p := WithNetworkDeny(in)
+	if err := validate(p, ""); err != nil {
+		t.Fatalf("WithNetworkDeny(allow list) is invalid: %v", err)
+	}
+	checkCalls(t, "allow list", p, []call{
+		{"read", nil, allowed},
+		{"connect", nil, allowed},
+		{"socket", []uint64{afUnix, sockStream}, eperm},
+		{"socketpair", []uint64{afUnix, sockStream | sockCloexec}, allowed},
+		{"socketpair", []uint64{afUnix, sockSeqpacket}, allowed},
+		{"socketpair", []uint64{afUnix, sockDgram}, eperm},
+		{"socketpair", []uint64{afInet, sockStream}, eperm},
+	})
+}
+
+func TestWithNetworkDenyKeepsStricterRules(t *testing.T) {
+	tests := []struct {
+		name  string
+		doc   string
+		calls []call
+	}{
+		{"socketpair killed outright stays killed",
+			`{"defaultAction": "SCMP_ACT_ALLOW", "syscalls": [{"names": ["socketpair"], "action": "SCMP_ACT_KILL_PROCESS"}]}`,
+			[]call{{"socketpair", []uint64{afUnix, sockStream}, "SCMP_ACT_KILL_PROCESS"}}},
+		{"allow list without socketpair keeps it denied",
+			`{"defaultAction": "SCMP_ACT_ERRNO", "syscalls": [{"names": ["read"], "action": "SCMP_ACT_ALLOW"}]}`,
+			[]call{{"socketpair", []uint64{afUnix, sockStream}, eperm}, {"socket", []uint64{afUnix, sockStream}, eperm}}},
+		{"socket allowed by a logging rule is denied",
+			`{"defaultAction": "SCMP_ACT_ALLOW", "syscalls": [{"names": ["socket", "socketpair"], "action": "SCMP_ACT_LOG"}]}`,
+			[]call{{"socket", []uint64{afInet, sockStream}, eperm}, {"socketpair", []uint64{afUnix, sockDgram}, eperm}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := WithNetworkDeny(mustParse(t, tt.doc))
+			if err := validate(p, ""); err != nil {
+				t.Fatalf("WithNetworkDeny result is invalid: %v", err)
+			}
+			checkCalls(t, tt.name, p, tt.calls)
+		})
+	}
+}
