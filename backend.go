@@ -1,10 +1,16 @@
 package main
 
 import (
+	"fmt"
+	"os"
 	"runtime"
 
+	specs "github.com/opencontainers/runtime-spec/specs-go"
+
 	"github.com/zsandbox/zsandbox/bwrap"
+	"github.com/zsandbox/zsandbox/landlock"
 	"github.com/zsandbox/zsandbox/policy"
+	"github.com/zsandbox/zsandbox/seccomp"
 )
 
 // backendName is the backend exec uses on this platform.
@@ -18,8 +24,42 @@ func backendName() string {
 	return "none (" + runtime.GOOS + " is not supported)"
 }
 
-// execOptions are the bwrap plan options exec uses for p, shared with
-// explain so that what explain prints is what exec runs.
-func execOptions(_ *policy.Policy) bwrap.Options {
-	return bwrap.Options{}
+// execOptions are the bwrap plan options exec uses, shared with explain so
+// that what explain prints is what exec runs.
+func execOptions() bwrap.Options {
+	return bwrap.Options{Seccomp: true}
+}
+
+// landlockConfig is what the stage 2 enforces inside bwrap.
+func landlockConfig(p *policy.Policy, rc runConfig) landlock.Config {
+	return landlock.Config{Mode: rc.landlock, Writable: p.WritablePaths(), NetworkDeny: p.Network == policy.NetworkDeny}
+}
+
+// sandboxCommand is the command bwrap runs: the user's, or, with Landlock
+// on, zsandbox itself (by descriptor, so a hidden or deleted binary path
+// does not matter) as the stage 2 that restricts itself and execs it.
+func sandboxCommand(p *policy.Policy, rc runConfig, argv []string) []string {
+	if rc.landlock == landlock.ModeOff {
+		return argv
+	}
+	return landlockConfig(p, rc).Command(fmt.Sprintf("/proc/self/fd/%d", bwrap.ExeFD), argv)
+}
+
+// seccompProfile is the filter for p: the built-in or the user's base list,
+// plus the --network deny additions.
+func seccompProfile(p *policy.Policy, rc runConfig) (*specs.LinuxSeccomp, error) {
+	prof := seccomp.Default()
+	if rc.seccompProfile != "" {
+		data, err := os.ReadFile(rc.seccompProfile)
+		if err != nil {
+			return nil, usageErrorf("--seccomp-profile %q: %v", rc.seccompProfile, err)
+		}
+		if prof, err = seccomp.Parse(data, rc.seccompProfile); err != nil {
+			return nil, usageErrorf("%v", err)
+		}
+	}
+	if p.Network == policy.NetworkDeny {
+		prof = seccomp.WithNetworkDeny(prof)
+	}
+	return prof, nil
 }

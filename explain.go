@@ -4,11 +4,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/zsandbox/zsandbox/bwrap"
+	"github.com/zsandbox/zsandbox/landlock"
 	"github.com/zsandbox/zsandbox/policy"
 	"github.com/zsandbox/zsandbox/seatbelt"
 )
@@ -35,18 +37,18 @@ func runExplain(c *cli.Context) error {
 	if len(argv) == 0 {
 		argv = []string{"COMMAND"}
 	}
-	p, _, err := resolve(c)
+	p, rc, err := resolve(c)
 	if err != nil {
 		return err
 	}
 	w := c.App.Writer
 	switch f := c.String("format"); f {
 	case "text":
-		explainText(w, p)
+		return explainText(w, p, rc)
 	case "json":
-		return explainJSON(w, p, argv)
+		return explainJSON(w, p, rc, argv)
 	case "bwrap":
-		explainBwrap(w, p, argv)
+		explainBwrap(w, p, rc, argv)
 	case "seatbelt":
 		return explainSeatbelt(w, p)
 	default:
@@ -66,16 +68,33 @@ type explanation struct {
 	Protected []policy.Protected `json:"protected"`
 	Network   policy.Network     `json:"network"`
 	Env       envExplanation     `json:"env"`
+	Landlock  landlock.Ruleset   `json:"landlock"`
+	Seccomp   seccompExplanation `json:"seccomp"`
 	Command   []string           `json:"command"`
+}
+
+type seccompExplanation struct {
+	Profile     string `json:"profile"` // "built-in" or the user's file
+	NetworkDeny bool   `json:"networkDeny"`
+}
+
+func explainSeccomp(p *policy.Policy, rc runConfig) seccompExplanation {
+	s := seccompExplanation{Profile: "built-in", NetworkDeny: p.Network == policy.NetworkDeny}
+	if rc.seccompProfile != "" {
+		s.Profile = rc.seccompProfile
+	}
+	return s
 }
 
 type envExplanation struct {
 	Dropped []string `json:"dropped"`
 }
 
-func explainJSON(w io.Writer, p *policy.Policy, argv []string) error {
+func explainJSON(w io.Writer, p *policy.Policy, rc runConfig, argv []string) error {
 	doc := explanation{
-		Schema: 1, Backend: backendName(), Cwd: p.Cwd,
+		Landlock: landlock.Rules(landlockConfig(p, rc), landlock.ABI()),
+		Seccomp:  explainSeccomp(p, rc),
+		Schema:   1, Backend: backendName(), Cwd: p.Cwd,
 		Writable: p.Writable, Omitted: nonNil(p.Omitted), Hide: p.Hidden,
 		Protected: nonNil(p.Protected), Network: p.Network,
 		Env: envExplanation{Dropped: nonNil(p.DroppedEnv)}, Command: argv,
@@ -92,7 +111,7 @@ func nonNil[T any](s []T) []T {
 	return s
 }
 
-func explainText(w io.Writer, p *policy.Policy) {
+func explainText(w io.Writer, p *policy.Policy, rc runConfig) error {
 	fmt.Fprintf(w, "backend: %s\n", backendName())
 	fmt.Fprintf(w, "cwd: %s\n", p.Cwd)
 	fmt.Fprintln(w, "writable:")
@@ -120,6 +139,16 @@ func explainText(w io.Writer, p *policy.Policy) {
 	}
 	fmt.Fprintf(w, "network: %s\n", p.Network)
 	fmt.Fprintf(w, "env dropped: %s\n", orNone(strings.Join(p.DroppedEnv, " ")))
+	for _, l := range landlock.Rules(landlockConfig(p, rc), landlock.ABI()).Lines() {
+		fmt.Fprintln(w, l)
+	}
+	sc := explainSeccomp(p, rc)
+	fmt.Fprintf(w, "seccomp: %s profile", sc.Profile)
+	if sc.NetworkDeny {
+		fmt.Fprint(w, " + --network deny: socket() refused, socketpair only AF_UNIX stream/seqpacket")
+	}
+	fmt.Fprintln(w)
+	return nil
 }
 
 func orNone(s string) string {
@@ -131,12 +160,12 @@ func orNone(s string) string {
 
 // explainBwrap prints the exact command line, one argument per line; the
 // options reach bwrap through --args, the command after "--".
-func explainBwrap(w io.Writer, p *policy.Policy, argv []string) {
-	bin, err := bwrap.Find(envValue(p.Env, "PATH"), p.WritablePaths())
+func explainBwrap(w io.Writer, p *policy.Policy, rc runConfig, argv []string) {
+	bin, err := bwrap.Find(os.Getenv("PATH"), p.WritablePaths())
 	if err != nil {
 		bin = bwrap.SystemPath
 	}
-	plan := bwrap.Args(p, argv, execOptions(p))
+	plan := bwrap.Args(p, sandboxCommand(p, rc, argv), execOptions())
 	fmt.Fprintln(w, bin)
 	for _, a := range plan.Args {
 		fmt.Fprintln(w, a)

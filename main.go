@@ -13,6 +13,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/zsandbox/zsandbox/bwrap"
+	"github.com/zsandbox/zsandbox/landlock"
 	"github.com/zsandbox/zsandbox/policy"
 )
 
@@ -20,6 +21,8 @@ func main() {
 	if len(os.Args) > 1 {
 		// Internal roles of the same binary, before any CLI parsing.
 		switch os.Args[1] {
+		case landlock.Stage2Arg:
+			landlock.Stage2(os.Args[2:])
 		case bwrap.GuardArg:
 			bwrap.Guard(os.Args[2:])
 		}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/zsandbox/zsandbox/landlock"
 	"github.com/zsandbox/zsandbox/policy"
 )
 
@@ -21,6 +22,8 @@ func policyFlags() []cli.Flag {
 		&cli.StringFlag{Name: "network", Usage: "`allow` or deny network access (default: deny)", EnvVars: []string{"ZSANDBOX_NETWORK"}},
 		&cli.StringSliceFlag{Name: "env", Usage: "set `KEY=VALUE` in the command's environment (repeatable)"},
 		&cli.StringSliceFlag{Name: "pass-env", Usage: "pass variable `NAME` even if it looks like a credential (repeatable; env ZSANDBOX_PASS_ENV, \",\"-separated)"},
+		&cli.StringFlag{Name: "landlock", Usage: "`auto` adds Landlock as a second fence when the kernel has it; require refuses to run without it; off", EnvVars: []string{"ZSANDBOX_LANDLOCK"}},
+		&cli.StringFlag{Name: "seccomp-profile", Usage: "replace the built-in seccomp base list with the OCI/Docker profile in `FILE` (--network deny additions still apply)", EnvVars: []string{"ZSANDBOX_SECCOMP_PROFILE"}},
 		&cli.StringFlag{Name: "hint", Usage: "`auto` prints one hint line when the sandbox refused something; off stays silent", EnvVars: []string{"ZSANDBOX_HINT"}},
 		&cli.StringFlag{Name: "settings", Usage: "read settings from `FILE` (default: $XDG_CONFIG_HOME/zsandbox/settings.json)", EnvVars: []string{"ZSANDBOX_SETTINGS"}},
 	}
@@ -28,7 +31,9 @@ func policyFlags() []cli.Flag {
 
 // runConfig is how exec runs, beyond the policy.
 type runConfig struct {
-	hints bool
+	hints          bool
+	landlock       landlock.Mode
+	seccompProfile string // a user profile file; "" for the built-in one
 }
 
 // resolve reads host facts and settings and resolves the policy.
@@ -41,7 +46,7 @@ func resolve(c *cli.Context) (*policy.Policy, runConfig, error) {
 	if err != nil {
 		return nil, runConfig{}, err
 	}
-	rc, err := runSettings(c, set)
+	rc, err := runSettings(c, set, host)
 	if err != nil {
 		return nil, rc, err
 	}
@@ -49,15 +54,26 @@ func resolve(c *cli.Context) (*policy.Policy, runConfig, error) {
 	return p, rc, err
 }
 
-func runSettings(c *cli.Context, set policy.Settings) (runConfig, error) {
+func runSettings(c *cli.Context, set policy.Settings, host policy.Host) (runConfig, error) {
+	var rc runConfig
 	switch h := pick(c, "hint", set.Hint); h {
 	case "", "auto":
-		return runConfig{hints: true}, nil
+		rc.hints = true
 	case "off":
-		return runConfig{}, nil
 	default:
-		return runConfig{}, usageErrorf("--hint %q: must be auto or off", h)
+		return rc, usageErrorf("--hint %q: must be auto or off", h)
 	}
+	mode, err := landlock.ParseMode(pick(c, "landlock", set.Landlock))
+	if err != nil {
+		return rc, usageErrorf("%v", err)
+	}
+	rc.landlock = mode
+	if f := pick(c, "seccomp-profile", set.SeccompProfile); f != "" {
+		if rc.seccompProfile, err = policy.Expand(f, host.Home, host.Cwd); err != nil {
+			return rc, usageErrorf("--seccomp-profile: %v", err)
+		}
+	}
+	return rc, nil
 }
 
 func loadSettings(c *cli.Context, host policy.Host) (policy.Settings, error) {

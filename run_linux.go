@@ -6,30 +6,53 @@ import (
 	"os"
 
 	"github.com/zsandbox/zsandbox/bwrap"
+	"github.com/zsandbox/zsandbox/landlock"
 	"github.com/zsandbox/zsandbox/policy"
+	"github.com/zsandbox/zsandbox/seccomp"
 )
 
-// execute runs argv under p with bubblewrap. Every failure before the
-// command starts is a sandboxError (127): nothing runs unsandboxed.
+// execute runs argv under p with bubblewrap, seccomp and (unless off) the
+// Landlock stage 2. Every failure before the command starts is a
+// sandboxError (127) or a usage error (2): nothing runs unsandboxed.
 func execute(p *policy.Policy, argv []string, rc runConfig) error {
 	bin, err := bwrap.Find(os.Getenv("PATH"), p.WritablePaths())
 	if err != nil {
 		return sandboxError(err.Error(),
 			"install it: apt-get install bubblewrap (Debian/Ubuntu), dnf install bubblewrap (Fedora), pacman -S bubblewrap (Arch)")
 	}
-	pathEnv := envValue(p.Env, "PATH")
-	if _, err := bwrap.LookPath(argv[0], pathEnv, p.Cwd); err != nil {
-		return sandboxError(fmt.Sprintf("%s: command not found", argv[0]))
+	if err := checkLandlock(p, rc); err != nil {
+		return err
 	}
+	if rc.landlock == landlock.ModeOff {
+		// The stage 2 reports a missing command itself; without it, look
+		// the command up here so it gets 127 and a message, not bwrap's 1.
+		if _, err := bwrap.LookPath(argv[0], envValue(p.Env, "PATH"), p.Cwd); err != nil {
+			return sandboxError(fmt.Sprintf("%s: command not found", argv[0]))
+		}
+	}
+	filter, err := seccompFD(p, rc)
+	if err != nil {
+		return err
+	}
+	defer filter.Close()
+	exe, err := openSelf(rc)
+	if err != nil {
+		return err
+	}
+	defer exe.Close()
 	ph, err := bwrap.MakePlaceholders(p.Protected)
 	if err != nil {
 		return sandboxError(err.Error() + "; the command did not run")
 	}
 	defer ph.Done()
-	plan := bwrap.Args(p, argv, execOptions(p))
+	return runBwrap(bin, p, rc, argv, filter, exe, ph)
+}
+
+func runBwrap(bin string, p *policy.Policy, rc runConfig, argv []string, filter, exe *os.File, ph *bwrap.Placeholders) error {
+	plan := bwrap.Args(p, sandboxCommand(p, rc, argv), execOptions())
 	out := newOutputs(p, rc.hints)
 	code, err := bwrap.Exec(bwrap.Run{
-		Bwrap: bin, Plan: plan, Env: p.Env,
+		Bwrap: bin, Plan: plan, Env: p.Env, Seccomp: filter, Exe: exe,
 		Stdin: os.Stdin, Stdout: out.stdout, Stderr: out.stderr,
 		Started: ph.Started,
 	})
@@ -42,6 +65,50 @@ func execute(p *policy.Policy, argv []string, rc runConfig) error {
 	}
 	out.hint(code)
 	return commandStatus(code)
+}
+
+// checkLandlock refuses --landlock require on a kernel that cannot meet
+// it, before anything starts.
+func checkLandlock(p *policy.Policy, rc runConfig) error {
+	var re *landlock.RequireError
+	if err := landlock.Check(landlockConfig(p, rc), landlock.ABI()); errors.As(err, &re) {
+		return sandboxError(re.Error()+"; the command did not run", re.Hint())
+	}
+	return nil
+}
+
+// seccompFD compiles the filter into a sealed memfd for bwrap --seccomp.
+func seccompFD(p *policy.Policy, rc runConfig) (*os.File, error) {
+	prof, err := seccompProfile(p, rc)
+	if err != nil {
+		return nil, err
+	}
+	bpf, err := seccomp.Compile(prof)
+	var pe *seccomp.ProfileError
+	if errors.As(err, &pe) {
+		return nil, usageErrorf("%v", pe)
+	}
+	if err != nil {
+		return nil, sandboxError("seccomp filter: " + err.Error() + "; the command did not run")
+	}
+	f, err := seccomp.SealedFD(bpf)
+	if err != nil {
+		return nil, sandboxError("seccomp filter: " + err.Error() + "; the command did not run")
+	}
+	return f, nil
+}
+
+// openSelf opens zsandbox's own binary for the stage 2, which bwrap runs
+// as /proc/self/fd/ExeFD: no path inside the sandbox is needed.
+func openSelf(rc runConfig) (*os.File, error) {
+	if rc.landlock == landlock.ModeOff {
+		return nil, nil
+	}
+	f, err := os.Open("/proc/self/exe")
+	if err != nil {
+		return nil, sandboxError("opening zsandbox for the Landlock stage: " + err.Error())
+	}
+	return f, nil
 }
 
 // setupFailure explains why bwrap could not build the sandbox.

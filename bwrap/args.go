@@ -19,7 +19,8 @@ const (
 	ArgsFD      = 3 // the NUL-separated argv (--args), so no list is too long
 	StatusFD    = 4 // --json-status-fd: tells bwrap's setup failure from the command's exit
 	SeccompFD   = 5 // --seccomp: the compiled BPF program
-	FirstDataFD = 6 // one empty file per hidden file (--ro-bind-data)
+	ExeFD       = 6 // zsandbox itself, run as the Landlock stage 2 (/proc/self/fd/6)
+	FirstDataFD = 7 // one empty file per hidden file (--ro-bind-data)
 )
 
 // Options are the parts of the plan that are not policy.

@@ -26,6 +26,7 @@ type Run struct {
 	Plan    Plan
 	Env     []string
 	Seccomp *os.File // the sealed BPF program, or nil
+	Exe     *os.File // zsandbox's own binary for the stage 2, or nil
 	Stdin   io.Reader
 	Stdout  io.Writer
 	Stderr  io.Writer
@@ -109,7 +110,7 @@ func (r Run) files() (files []*os.File, status *os.File, err error) {
 		return nil, nil, err
 	}
 	// A nil entry keeps the FD numbers fixed and is closed in bwrap.
-	files = []*os.File{args, statusW, r.Seccomp}
+	files = []*os.File{args, statusW, r.Seccomp, r.Exe}
 	for i := 0; i < r.Plan.DataFiles; i++ {
 		f, err := os.Open(os.DevNull)
 		if err != nil {

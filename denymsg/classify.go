@@ -123,7 +123,7 @@ func Classify(line []byte, f Facts) (Finding, bool) {
 		return network(f)
 	}
 	raw, _ := pathNear(line, i, j)
-	return place(sig.class, raw, f)
+	return place(sig.class, raw, isRead(line), f)
 }
 
 func trimLine(line []byte) []byte {
@@ -191,13 +191,51 @@ func netContext(line []byte, j int) bool {
 	return j == len(line) && bytes.HasSuffix(line, []byte("[Errno 1] Operation not permitted"))
 }
 
-// place decides what a path denial means given where the path lies.
-func place(c class, raw string, f Facts) (Finding, bool) {
+// readers are tools that only read: their permission errors outside the
+// writable roots (find over /proc, grep -r /etc, macOS privacy folders) are
+// not refused writes.
+var readers = map[string]bool{
+	"find": true, "grep": true, "egrep": true, "fgrep": true, "rg": true, "ag": true,
+	"cat": true, "ls": true, "du": true, "head": true, "tail": true, "wc": true, "less": true,
+	"more": true, "diff": true, "cmp": true, "stat": true, "file": true, "tree": true,
+	"readlink": true, "realpath": true, "od": true, "xxd": true, "md5sum": true, "sha256sum": true,
+}
+
+var readPhrases = [][]byte{
+	[]byte("cannot open directory"), []byte("cannot access"), []byte("annot read"),
+	[]byte("for reading"), []byte("cannot stat"),
+}
+
+// isRead reports a line that tells of a read: from a reading tool ("find:",
+// "/usr/bin/grep:") or in so many words.
+func isRead(line []byte) bool {
+	if prog, _, ok := bytes.Cut(line, []byte(": ")); ok {
+		if k := bytes.LastIndexByte(prog, '/'); k >= 0 {
+			prog = prog[k+1:]
+		}
+		if readers[string(prog)] {
+			return true
+		}
+	}
+	for _, p := range readPhrases {
+		if bytes.Contains(line, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// place decides what a path denial means given where the path lies. read
+// marks a message about a read: a permission error on a read outside the
+// writable roots is the file's own mode, not the sandbox (which refuses
+// writes there with EROFS on Linux, EPERM on macOS).
+func place(c class, raw string, read bool, f Facts) (Finding, bool) {
+	read = read && (c == classAccess || c == classPerm)
 	p, rel := resolve(raw, f.Cwd)
 	if p == "" {
 		// No path to place: a read-only or permission error still points at the
 		// writable roots. EPERM without a path is usually not about a file.
-		if c == classROFS || c == classAccess {
+		if c == classROFS || c == classAccess && !read {
 			return Finding{Kind: KindWrite}, true
 		}
 		return Finding{}, false
@@ -219,7 +257,7 @@ func place(c class, raw string, f Facts) (Finding, bool) {
 		}
 		return Finding{}, false // a genuine permission problem, not the sandbox
 	}
-	if c == classBusy {
+	if c == classBusy || read {
 		return Finding{}, false
 	}
 	return Finding{Kind: KindWrite, Path: p}, true

@@ -36,7 +36,7 @@ func pathAfter(rest []byte) (string, bool) {
 		if p, ok := unquoteAt(r, 0); ok {
 			return p, true
 		}
-		if looksAbsolute(r) || isBareName(r) {
+		if looksLikePath(r) || isBareName(r) {
 			return string(r), true
 		}
 		return "", false
@@ -53,7 +53,7 @@ func pathAfter(rest []byte) (string, bool) {
 	return "", false
 }
 
-func looksAbsolute(b []byte) bool {
+func looksLikePath(b []byte) bool {
 	return bytes.HasPrefix(b, []byte("/")) || bytes.HasPrefix(b, []byte("./")) ||
 		bytes.HasPrefix(b, []byte("../"))
 }
@@ -166,7 +166,7 @@ func lastQuotedPath(b []byte) (string, bool) {
 			unclosed[pair] = true // keeps the scan linear on hostile output
 			continue
 		}
-		if looksAbsolute([]byte(p)) {
+		if looksLikePath([]byte(p)) {
 			found = p
 		}
 		k = end - 1

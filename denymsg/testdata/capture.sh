@@ -4,6 +4,10 @@
 #
 #   cd denymsg && bash testdata/capture.sh        # Linux x86_64, bwrap >= 0.5, root or userns
 #
+# Tools captured: dash, bash, zsh, busybox, coreutils, sed, grep, find, git, python3 (+pip),
+# node (+npm), go, gcc, make, perl, rustc, cargo, java, curl, wget, ssh, getent. A missing
+# tool records "not found" and its capture then fails the tests: install it or drop the line.
+#
 # Sandbox layout (matches captureFacts in capture_test.go):
 #   /                    read-only
 #   /home/u              read-only (HOME)
@@ -39,6 +43,7 @@ setup() {
 	git init -q "$B/home/rorepo" && git -C "$B/home/rorepo" -c user.name=u -c user.email=u@x commit -q --allow-empty -m init
 	git init -q "$B/proj"
 	chmod 555 "$B/proj/notmine"
+	mkdir -p "$B/home/locked" && chmod 000 "$B/home/locked"
 	printf 'int main(void){return 0;}\n' >"$B/proj/hello.c"
 	printf 'fn main() {}\n' >"$B/proj/hello.rs"
 	printf '[package]\nname = "rs"\nversion = "0.1.0"\nedition = "2021"\n' >"$B/proj/rs/Cargo.toml"
@@ -310,6 +315,11 @@ cap near-root-eacces   touch    deny 'none'                         'touch notmi
 cap near-root-eacces-py python  deny 'none'                         "$py -c 'open(\"/home/u/proj/notmine/x\", \"w\")'"
 cap near-tmp-eacces    sh       deny 'none'                         'mkdir /tmp/ro && chmod 555 /tmp/ro && touch /tmp/ro/x'
 cap near-noexec        sh       deny 'none'                         './hello.c'
+note='a read refused by the mode of a directory outside the writable roots is not the sandbox'
+cap near-find-unreadable find   deny 'none'                         'find /home/u/locked -name x'
+note='a read refused by the mode of a directory outside the writable roots is not the sandbox'
+cap near-ls-unreadable ls       deny 'none'                         'ls /home/u/locked'
+cap touch-unreadable   touch    deny 'write /home/u/locked/x'       'touch /home/u/locked/x'
 cap near-chown-root    chown    deny 'none'                         'chown 1:1 hello.c'
 note='exit 0: the findings stay silent'
 cap near-success-echo  sh       deny 'write /etc/x'                'echo "touch: cannot touch /etc/x: Read-only file system"'

@@ -1,0 +1,156 @@
+//go:build linux
+
+package landlock
+
+import (
+	"errors"
+	"fmt"
+	"runtime"
+	"syscall"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// ABI returns the kernel's Landlock ABI version, 0 when Landlock is missing
+// or disabled (ENOSYS, EOPNOTSUPP) or the call is filtered.
+func ABI() int {
+	v, _, errno := unix.Syscall(unix.SYS_LANDLOCK_CREATE_RULESET, 0, 0, unix.LANDLOCK_CREATE_RULESET_VERSION)
+	if errno != 0 || int(v) < 0 {
+		return 0
+	}
+	return int(v)
+}
+
+// Enforce restricts the calling process with Rules(c, ABI()) and returns the
+// ABI it used (0 when nothing was enforced: mode off, or auto without
+// Landlock). With mode require on a kernel that cannot enforce the whole
+// fence it returns a *RequireError and restricts nothing; the caller must
+// not run the command. Any other error also means the command must not run.
+//
+// Landlock restricts threads, not processes. The calling goroutine is locked
+// to its OS thread for good and that thread is always restricted. Every
+// other thread is restricted too when Go can run a system call on all
+// threads, which it cannot in a cgo binary (zsandbox is one: libseccomp);
+// there, work that must be confined has to run on the calling goroutine or
+// in a program it execve's, as Stage2 does (execve leaves only the calling
+// thread, and the new program inherits its domain).
+func Enforce(c Config) (abi int, err error) {
+	return enforce(c, true)
+}
+
+func enforce(c Config, allThreads bool) (int, error) {
+	if _, err := ParseMode(string(c.Mode)); err != nil {
+		return 0, err
+	}
+	abi := ABI()
+	if err := Check(c, abi); err != nil {
+		return abi, err
+	}
+	rs := Rules(c, abi)
+	if rs.Status != StatusEnforced {
+		return 0, nil
+	}
+	fd, err := rulesetFD(rs)
+	if err != nil {
+		return abi, err
+	}
+	defer unix.Close(fd)
+	return abi, restrictSelf(fd, allThreads)
+}
+
+// rulesetAttr is struct landlock_ruleset_attr up to the scoped field; the
+// kernel accepts a shorter or longer struct as long as the bytes it does not
+// know are zero, and Rules only sets what the ABI knows.
+type rulesetAttr struct {
+	handledFS  uint64
+	handledNet uint64
+	scoped     uint64
+}
+
+// rulesetFD creates the ruleset and adds the path rules. Network rights are
+// handled with no port rule: every TCP (and, from ABI 10, UDP) connect and
+// bind is denied.
+func rulesetFD(rs Ruleset) (int, error) {
+	attr := rulesetAttr{uint64(rs.HandledFS), uint64(rs.HandledNet), uint64(rs.Scoped)}
+	r, _, errno := unix.Syscall(unix.SYS_LANDLOCK_CREATE_RULESET,
+		uintptr(unsafe.Pointer(&attr)), unsafe.Sizeof(attr), 0)
+	if errno != 0 {
+		return -1, fmt.Errorf("landlock_create_ruleset: %w", errno)
+	}
+	fd := int(r)
+	for _, p := range rs.Paths {
+		if err := addPathRule(fd, p); err != nil {
+			unix.Close(fd)
+			return -1, err
+		}
+	}
+	return fd, nil
+}
+
+func addPathRule(rulesetFD int, p PathRule) error {
+	if len(p.Path) == 0 || p.Path[0] != '/' {
+		return fmt.Errorf("landlock rule for %q: not an absolute path", p.Path)
+	}
+	// O_PATH follows symlinks: the rule lands on what the path names now
+	// (bwrap's /dev/ptmx is a symlink to pts/ptmx).
+	fd, err := unix.Open(p.Path, unix.O_PATH|unix.O_CLOEXEC, 0)
+	if err != nil {
+		if p.IfExists && errors.Is(err, unix.ENOENT) {
+			return nil
+		}
+		return fmt.Errorf("landlock rule for %q: %w", p.Path, err)
+	}
+	defer unix.Close(fd)
+	access := p.Access
+	if !isDir(fd) {
+		access &= fileAccess // the kernel refuses directory rights on a file
+	}
+	if access == 0 {
+		return nil // nothing to allow (the kernel refuses an empty rule)
+	}
+	attr := unix.LandlockPathBeneathAttr{Allowed_access: uint64(access), Parent_fd: int32(fd)}
+	_, _, errno := unix.Syscall6(unix.SYS_LANDLOCK_ADD_RULE, uintptr(rulesetFD),
+		unix.LANDLOCK_RULE_PATH_BENEATH, uintptr(unsafe.Pointer(&attr)), 0, 0, 0)
+	if errno != 0 {
+		return fmt.Errorf("landlock rule for %q (%s): %w", p.Path, access, errno)
+	}
+	return nil
+}
+
+func isDir(fd int) bool {
+	var st unix.Stat_t
+	return unix.Fstat(fd, &st) == nil && st.Mode&unix.S_IFMT == unix.S_IFDIR
+}
+
+// restrictSelf sets no_new_privs (landlock_restrict_self requires it of an
+// unprivileged thread; it also keeps setuid programs from escaping) and
+// enters the domain: on every thread when Go allows it, else on this one.
+func restrictSelf(fd int, allThreads bool) error {
+	runtime.LockOSThread() // never unlocked: this thread carries the domain
+	if allThreads {
+		_, _, errno := syscall.AllThreadsSyscall(unix.SYS_PRCTL, unix.PR_SET_NO_NEW_PRIVS, 1, 0)
+		if errno == 0 {
+			_, _, errno = syscall.AllThreadsSyscall(unix.SYS_LANDLOCK_RESTRICT_SELF, uintptr(fd), 0, 0)
+			return restrictErr(errno)
+		}
+		if errno != unix.ENOTSUP { // ENOTSUP: a cgo binary
+			return fmt.Errorf("prctl(PR_SET_NO_NEW_PRIVS): %w", errno)
+		}
+	}
+	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+		return fmt.Errorf("prctl(PR_SET_NO_NEW_PRIVS): %w", err)
+	}
+	_, _, errno := unix.Syscall(unix.SYS_LANDLOCK_RESTRICT_SELF, uintptr(fd), 0, 0)
+	return restrictErr(errno)
+}
+
+func restrictErr(errno syscall.Errno) error {
+	switch errno {
+	case 0:
+		return nil
+	case unix.E2BIG:
+		return fmt.Errorf("landlock_restrict_self: too many nested Landlock domains: %w", errno)
+	}
+	return fmt.Errorf("landlock_restrict_self: %w", errno)
+}

@@ -1,0 +1,65 @@
+// Package landlock is zsandbox's second, independent fence on Linux: a
+// Landlock domain that the command runs in, inside bubblewrap. It lets the
+// command read and execute everything but write only under the writable
+// roots (and a few device files), denies TCP connect and bind under
+// --network deny, and keeps signals and abstract unix sockets from reaching
+// processes outside the sandbox.
+//
+// The rules are pure data (Rules, golden- and table-tested on every OS).
+// They are applied by a tiny "stage 2": bwrap runs the zsandbox binary
+// itself as
+//
+//	zsandbox __stage2 CONFIG... -- COMMAND [ARG...]
+//
+// (see Config.Command), and Stage2 restricts itself with Enforce, closes
+// every inherited descriptor above stderr and execve's the command.
+//
+// The kernel interface is used directly through golang.org/x/sys/unix:
+// three system calls, with the ABI checked here, never by a library's
+// silent best effort.
+package landlock
+
+import "fmt"
+
+// Mode says whether Landlock is used.
+type Mode string
+
+// The modes of --landlock.
+const (
+	// ModeAuto enforces the rules the kernel's Landlock ABI can express, and
+	// runs without Landlock when the kernel has none (explain says so).
+	ModeAuto Mode = "auto"
+	// ModeRequire refuses to run (exit 127) unless the kernel can enforce
+	// every rule of the fence; see RequiredABI.
+	ModeRequire Mode = "require"
+	// ModeOff does not use Landlock.
+	ModeOff Mode = "off"
+)
+
+// ParseMode reads a --landlock value; "" means auto.
+func ParseMode(s string) (Mode, error) {
+	switch m := Mode(s); m {
+	case "":
+		return ModeAuto, nil
+	case ModeAuto, ModeRequire, ModeOff:
+		return m, nil
+	}
+	return "", fmt.Errorf("--landlock %q: must be auto, require or off", s)
+}
+
+// orAuto treats the zero Mode as auto, like ParseMode("").
+func (m Mode) orAuto() Mode {
+	if m == "" {
+		return ModeAuto
+	}
+	return m
+}
+
+// Config is what the fence needs to know about a policy.
+type Config struct {
+	Mode Mode `json:"landlock"`
+	// Writable are the writable roots: absolute, clean, symlink-free.
+	Writable []string `json:"writable"`
+	// NetworkDeny is --network deny.
+	NetworkDeny bool `json:"networkDeny"`
+}

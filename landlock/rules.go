@@ -1,0 +1,281 @@
+package landlock
+
+import (
+	"fmt"
+	"strings"
+)
+
+// The rights the rules grant, before they are cut down to what a given ABI
+// handles.
+const (
+	// readAccess is granted everywhere: the sandbox may read the machine
+	// (bubblewrap hides the credentials).
+	readAccess = fsExecute | fsReadFile | fsReadDir
+	// writeAccess is every right that changes the file system, including
+	// refer (so mv between directories inside the roots works), truncate and
+	// ioctl on devices (terminals). resolve_unix is left out: it is a route
+	// out, not a write.
+	writeAccess = fsWriteFile | fsRemoveDir | fsRemoveFile | fsMakeChar | fsMakeDir |
+		fsMakeReg | fsMakeSock | fsMakeFifo | fsMakeBlock | fsMakeSym | fsRefer |
+		fsTruncate | fsIoctlDev
+	// deviceAccess lets tools open the shared device files for writing
+	// (">/dev/null" truncates) and use terminal ioctls on a tty opened later.
+	deviceAccess = fsWriteFile | fsTruncate | fsIoctlDev
+)
+
+// devices are the device files tools write to, and /dev/pts, where pty
+// slaves are opened (never created). deviceDirs are where tools create
+// files under /dev: POSIX shared memory. Only the paths that exist get a
+// rule.
+var (
+	devices    = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/tty", "/dev/ptmx", "/dev/pts"}
+	deviceDirs = []string{"/dev/shm"}
+)
+
+// Status says what happens to the fence when the command runs.
+type Status string
+
+// The statuses of a Ruleset.
+const (
+	StatusEnforced    Status = "enforced"    // the rules below apply
+	StatusOff         Status = "off"         // --landlock off
+	StatusUnavailable Status = "unavailable" // auto without Landlock: the command runs without it
+	StatusRefused     Status = "refused"     // require unmet: nothing runs (exit 127)
+)
+
+// Ruleset describes what Enforce will apply for a Config at a kernel ABI.
+type Ruleset struct {
+	Mode Mode `json:"mode"`
+	// ABI is the kernel's Landlock ABI version; 0 means no Landlock.
+	ABI int `json:"abi"`
+	// RequiredABI is what --landlock require demands for this policy.
+	RequiredABI int       `json:"requiredABI"`
+	Status      Status    `json:"status"`
+	HandledFS   AccessFS  `json:"handledFS"`
+	HandledNet  AccessNet `json:"handledNet"`
+	Scoped      Scope     `json:"scoped"`
+	// Paths are the allow rules; every handled right not allowed here is
+	// denied.
+	Paths []PathRule `json:"paths,omitempty"`
+	// Gaps are the protections of the fence this ABI cannot give.
+	Gaps []Protection `json:"gaps,omitempty"`
+}
+
+// PathRule allows Access beneath Path.
+type PathRule struct {
+	Path   string   `json:"path"`
+	Access AccessFS `json:"access"`
+	// IfExists rules are skipped when the path does not exist (devices).
+	IfExists bool `json:"ifExists,omitempty"`
+}
+
+// Protection is one protection of the fence and the ABI that enforces it.
+type Protection struct {
+	What string `json:"what"`
+	ABI  int    `json:"abi"`
+	// Required protections that the kernel cannot give make --landlock
+	// require refuse to run.
+	Required bool `json:"required"`
+}
+
+// fence lists every protection Landlock adds for c, weakest ABI first. The
+// required ones are the design's promise for the Landlock fence (writes,
+// TCP under --network deny, signal and abstract-socket scoping); the others
+// are enforced when the kernel has them, while bubblewrap's network
+// namespace and the seccomp filter already cover the same ground.
+func fence(c Config) []Protection {
+	g := []Protection{
+		{What: "writes outside the writable roots", ABI: 1, Required: true},
+		{What: "truncation of files outside the writable roots", ABI: 3, Required: true},
+	}
+	if c.NetworkDeny {
+		g = append(g, Protection{What: "TCP connect and bind", ABI: 4, Required: true})
+	}
+	g = append(g,
+		Protection{What: "signals to processes outside the sandbox", ABI: 6, Required: true},
+		Protection{What: "connections to abstract unix sockets outside the sandbox", ABI: 6, Required: true})
+	if c.NetworkDeny {
+		g = append(g,
+			Protection{What: "connections to pathname unix sockets made outside the sandbox", ABI: 9},
+			Protection{What: "UDP bind and send", ABI: 10})
+	}
+	return g
+}
+
+// RequiredABI is the Landlock ABI that --landlock require demands for c: the
+// newest ABI among the fence's required protections. It is 6 for every
+// policy today, because signal scoping applies to every policy.
+func RequiredABI(c Config) int {
+	need := 0
+	for _, g := range fence(c) {
+		if g.Required && g.ABI > need {
+			need = g.ABI
+		}
+	}
+	return need
+}
+
+// Rules describes what Enforce does for c on a kernel with Landlock ABI abi
+// (0: none).
+func Rules(c Config, abi int) Ruleset {
+	rs := Ruleset{Mode: c.Mode.orAuto(), ABI: max(abi, 0), RequiredABI: RequiredABI(c)}
+	switch {
+	case rs.Mode == ModeOff:
+		rs.Status = StatusOff
+		return rs
+	case rs.Mode == ModeRequire && rs.ABI < rs.RequiredABI:
+		rs.Status = StatusRefused
+	case rs.ABI == 0:
+		rs.Status = StatusUnavailable
+	default:
+		rs.Status = StatusEnforced
+	}
+	for _, g := range fence(c) {
+		if g.ABI > rs.ABI {
+			rs.Gaps = append(rs.Gaps, g)
+		}
+	}
+	if rs.Status != StatusEnforced {
+		return rs
+	}
+	rs.HandledFS = fsAt(rs.ABI)
+	if c.NetworkDeny {
+		rs.HandledNet = netAt(rs.ABI) // no port is allowed
+	} else {
+		rs.HandledFS &^= fsResolveUnix
+	}
+	rs.Scoped = scopeAt(rs.ABI)
+	rs.Paths = allowRules(c.Writable, rs.HandledFS)
+	return rs
+}
+
+// allowRules grants read everywhere and write under the roots and devices.
+// A path named twice gets one rule with the union of the rights.
+func allowRules(writable []string, handled AccessFS) []PathRule {
+	var out []PathRule
+	add := func(p string, a AccessFS, ifExists bool) {
+		for i := range out {
+			if out[i].Path == p {
+				out[i].Access |= a & handled
+				out[i].IfExists = out[i].IfExists && ifExists
+				return
+			}
+		}
+		out = append(out, PathRule{Path: p, Access: a & handled, IfExists: ifExists})
+	}
+	add("/", readAccess, false)
+	for _, w := range writable {
+		add(w, readAccess|writeAccess, false)
+	}
+	for _, d := range devices {
+		add(d, deviceAccess, true)
+	}
+	for _, d := range deviceDirs {
+		add(d, readAccess|writeAccess, true)
+	}
+	return out
+}
+
+// Check returns a *RequireError when c requires Landlock and a kernel with
+// ABI abi cannot enforce the whole fence, and nil otherwise.
+func Check(c Config, abi int) error {
+	rs := Rules(c, abi)
+	if rs.Status != StatusRefused {
+		return nil
+	}
+	e := &RequireError{ABI: rs.ABI, Need: rs.RequiredABI}
+	for _, g := range rs.Gaps {
+		if g.Required {
+			e.Missing = append(e.Missing, g.What)
+		}
+	}
+	return e
+}
+
+// RequireError means --landlock require cannot be met on this kernel.
+type RequireError struct {
+	ABI     int      // the kernel's Landlock ABI; 0: none
+	Need    int      // the ABI the policy needs
+	Missing []string // the protections the kernel cannot enforce
+}
+
+func (e *RequireError) Error() string {
+	if e.ABI == 0 {
+		return "--landlock require: this kernel has no Landlock"
+	}
+	return fmt.Sprintf("--landlock require: the kernel offers Landlock ABI %d, the policy needs ABI %d (missing: %s)",
+		e.ABI, e.Need, strings.Join(e.Missing, "; "))
+}
+
+// Hint says how to get the fence, or how to do without it.
+func (e *RequireError) Hint() string {
+	if e.ABI == 0 {
+		return "Landlock needs Linux 5.13 or newer with landlock in the lsm= boot parameter (see /sys/kernel/security/lsm); or use --landlock auto to run with bubblewrap alone"
+	}
+	return fmt.Sprintf("Landlock ABI %d needs Linux %s or newer; or use --landlock auto to enforce what ABI %d can",
+		e.Need, kernelFor(e.Need), e.ABI)
+}
+
+// kernelFor is the first mainline Linux release with a Landlock ABI.
+func kernelFor(abi int) string {
+	releases := []string{1: "5.13", 2: "5.19", 3: "6.2", 4: "6.7", 5: "6.10", 6: "6.12", 7: "6.15"}
+	if abi > 0 && abi < len(releases) {
+		return releases[abi]
+	}
+	return "a release with Landlock ABI " + fmt.Sprint(abi)
+}
+
+// Lines describes the ruleset for explain, one fact per line.
+func (rs Ruleset) Lines() []string {
+	var out []string
+	switch rs.Status {
+	case StatusOff:
+		return []string{"landlock: off (--landlock off)"}
+	case StatusUnavailable:
+		out = append(out, "landlock: unavailable: this kernel has no Landlock; the command runs without it")
+	case StatusRefused:
+		out = append(out, fmt.Sprintf("landlock: refused: --landlock require needs ABI %d, the kernel offers %d; nothing runs (exit 127)",
+			rs.RequiredABI, rs.ABI))
+	default:
+		out = append(out, fmt.Sprintf("landlock: enforced at ABI %d (--landlock %s)", rs.ABI, rs.Mode))
+		net := "none"
+		if rs.HandledNet != 0 {
+			net = rs.HandledNet.String() + " (no port allowed)"
+		}
+		out = append(out, "landlock: handled fs: "+orNone(rs.HandledFS.String()),
+			"landlock: handled net: "+net,
+			"landlock: scoped: "+orNone(rs.Scoped.String()))
+		for _, p := range rs.Paths {
+			cond := ""
+			if p.IfExists {
+				cond = " (if present)"
+			}
+			out = append(out, fmt.Sprintf("landlock: allow %s%s: %s", p.Path, cond, describe(p.Access, rs.HandledFS)))
+		}
+	}
+	for _, g := range rs.Gaps {
+		out = append(out, fmt.Sprintf("landlock: not enforced: %s (needs ABI %d)", g.What, g.ABI))
+	}
+	return out
+}
+
+// String is Lines joined by newlines.
+func (rs Ruleset) String() string { return strings.Join(rs.Lines(), "\n") }
+
+// describe names the two common grants in words and any other by its rights.
+func describe(a, handled AccessFS) string {
+	switch a {
+	case readAccess & handled:
+		return "read, execute"
+	case (readAccess | writeAccess) & handled:
+		return "read, execute, every write right"
+	}
+	return a.String()
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
+}

@@ -1,0 +1,150 @@
+//go:build linux
+
+package landlock
+
+import (
+	"errors"
+	"os"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// Stage2 is zsandbox's second stage: args are the arguments after
+// Stage2Arg. It restricts the process, marks every descriptor above stderr
+// close-on-exec (the one the binary was executed from included) and
+// execve's the command, looked up on the process's PATH like execvp does.
+// It never returns: when the command cannot run it prints a
+// "zsandbox: error:" line and exits 127 (sandbox not built, command not
+// found) or 126 (found but not executable). On success it prints nothing.
+//
+// It runs before zsandbox parses its command line and does the least it
+// can: no flag parsing, no JSON, a few small allocations.
+func Stage2(args []string) {
+	c, argv, err := ParseArgs(args)
+	if err != nil {
+		die(127, err.Error()+"; the command did not run", "")
+	}
+	// Only this thread needs the domain: everything from here to execve runs
+	// on it (Enforce locks it), and execve keeps only this thread. Skipping
+	// the all-threads call saves a stop-the-world in a cgo-free build.
+	if _, err := enforce(c, false); err != nil {
+		var re *RequireError
+		if errors.As(err, &re) {
+			die(127, re.Error()+"; the command did not run", re.Hint())
+		}
+		die(127, "landlock: "+err.Error()+"; the command did not run", "")
+	}
+	if err := closeInherited(); err != nil {
+		die(127, "closing inherited descriptors: "+err.Error()+"; the command did not run", "")
+	}
+	code, msg := execvp(argv, os.Environ())
+	die(code, msg, "")
+}
+
+// die prints zsandbox's error (and hint) lines and exits.
+func die(code int, msg, hint string) {
+	s := "zsandbox: error: " + msg + "\n"
+	if hint != "" {
+		s += "zsandbox: hint: " + hint + "\n"
+	}
+	os.Stderr.WriteString(s)
+	os.Exit(code)
+}
+
+// closeInherited marks every descriptor above stderr close-on-exec, so that
+// neither the descriptor bwrap executed zsandbox from nor anything else the
+// runner held reaches the command. (Closing them now could pull a
+// descriptor from under the Go runtime.)
+func closeInherited() error {
+	err := unix.CloseRange(3, ^uint(0), unix.CLOSE_RANGE_CLOEXEC)
+	if err == nil {
+		return nil
+	}
+	// Before Linux 5.11: walk the descriptor table.
+	ents, rerr := os.ReadDir("/proc/self/fd")
+	if rerr != nil {
+		return err
+	}
+	for _, e := range ents {
+		if fd, err := strconv.Atoi(e.Name()); err == nil && fd > 2 {
+			unix.CloseOnExec(fd)
+		}
+	}
+	return nil
+}
+
+// defaultPath is execvp's search path when PATH is unset (glibc).
+const defaultPath = "/bin:/usr/bin"
+
+// execvp runs argv[0] the way execvp(3) finds it: a name with a slash as is,
+// any other on each PATH entry in turn, and a file the kernel cannot execute
+// (ENOEXEC, a script without #!) through /bin/sh. It returns only on
+// failure, with the exit status and message: 127 when nothing was found,
+// 126 when something was found but could not be executed.
+func execvp(argv, env []string) (int, string) {
+	name := argv[0]
+	switch {
+	case name == "":
+		return 127, `"": command not found`
+	case strings.IndexByte(name, '/') >= 0:
+		err := execFile(name, argv, env)
+		if err == unix.ENOENT || err == unix.ENOTDIR {
+			return 127, name + ": " + err.Error()
+		}
+		return 126, name + ": cannot execute: " + err.Error()
+	}
+	path, ok := os.LookupEnv("PATH")
+	if !ok {
+		path = defaultPath
+	}
+	return searchPath(path, argv, env)
+}
+
+// searchPath tries name in each directory of path (an empty entry is the
+// current directory). Like execvp, it skips entries where the name is
+// missing, remembers one where it is not executable, and stops at any
+// other error.
+func searchPath(path string, argv, env []string) (int, string) {
+	name, denied := argv[0], false
+	for more := true; more; {
+		var dir string
+		dir, path, more = strings.Cut(path, ":")
+		if dir == "" {
+			dir = "."
+		}
+		file := dir + "/" + name
+		switch err := execFile(file, argv, env); err {
+		case unix.EACCES:
+			// A PATH directory the user cannot search (another user's
+			// ~/bin) hides nothing from us: only a file that is there
+			// but not executable makes this a 126, as in bash.
+			var st unix.Stat_t
+			denied = denied || unix.Stat(file, &st) == nil
+		case unix.ENOENT, unix.ENOTDIR, unix.ESTALE, unix.ENODEV, unix.ETIMEDOUT:
+		default:
+			return 126, file + ": cannot execute: " + err.Error()
+		}
+	}
+	if denied {
+		return 126, name + ": cannot execute: permission denied"
+	}
+	return 127, name + ": command not found"
+}
+
+// execFile execve's file, and runs it with /bin/sh when the kernel does not
+// know its format. It returns only on failure.
+func execFile(file string, argv, env []string) syscall.Errno {
+	err := syscall.Exec(file, argv, env)
+	if err == unix.ENOEXEC {
+		sh := append([]string{"/bin/sh", file}, argv[1:]...)
+		syscall.Exec("/bin/sh", sh, env) // on failure, report ENOEXEC
+	}
+	errno, ok := err.(syscall.Errno)
+	if !ok {
+		return unix.EINVAL
+	}
+	return errno
+}
