@@ -32,6 +32,8 @@ func attack(kind, target string) error {
 		return dial("unix", "@"+target)
 	case "udp":
 		return sendUDP(target)
+	case "syscall":
+		return probe(target)
 	case "write":
 		return os.WriteFile(target, []byte("attack\n"), 0o644)
 	case "openw":
