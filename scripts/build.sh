@@ -7,7 +7,7 @@ mkdir -p bin
 commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
 ldflags="-s -w -X main.version=${ZSANDBOX_VERSION:-dev} -X main.commit=$commit"
 if [ "$(go env GOOS)" = linux ]; then
-  CGO_ENABLED=1 go build -trimpath -tags osusergo,netgo \
+  CGO_ENABLED=1 go build -trimpath -tags osusergo,netgo,urfave_cli_no_docs \
     -ldflags "$ldflags -linkmode external -extldflags -static" -o bin/zsandbox .
   if ! file bin/zsandbox | grep -q 'statically linked'; then
     echo "build: bin/zsandbox is not static: $(file bin/zsandbox)" >&2
