@@ -1,3 +1,5 @@
+//go:build linux
+
 // Command attack is run inside the sandbox by the escape tests. Each
 // subcommand tries one thing the sandbox must stop and reports what the
 // kernel said; the tests judge the effect from outside.
