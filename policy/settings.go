@@ -45,11 +45,13 @@ func SettingsPath(explicit string, host Host) string {
 	return filepath.Join(host.Home, ".config", "zsandbox", "settings.json")
 }
 
-// settingsKind is the JSON type each key takes, for error messages.
-var settingsKind = map[string]string{
-	"writable": "list", "hide": "list", "env": "list", "passEnv": "list",
-	"network": "string", "landlock": "string", "backend": "string",
-	"seccompProfile": "string", "hint": "string",
+// fields maps each settings key to the field it fills.
+func (s *Settings) fields() map[string]any {
+	return map[string]any{
+		"writable": &s.Writable, "hide": &s.Hide, "env": &s.Env, "passEnv": &s.PassEnv,
+		"network": &s.Network, "landlock": &s.Landlock, "backend": &s.Backend,
+		"seccompProfile": &s.SeccompProfile, "hint": &s.Hint,
+	}
 }
 
 // LoadSettings reads path. A missing default file is no settings; a
@@ -88,34 +90,13 @@ func ParseSettings(data []byte, path string) (Settings, error) {
 }
 
 func (s *Settings) set(key string, v json.RawMessage) error {
-	kind, ok := settingsKind[key]
+	target, ok := s.fields()[key]
 	if !ok {
 		return fmt.Errorf("unknown key %q", key)
 	}
-	var target any
-	switch key {
-	case "writable":
-		target = &s.Writable
-	case "hide":
-		target = &s.Hide
-	case "env":
-		target = &s.Env
-	case "passEnv":
-		target = &s.PassEnv
-	case "network":
-		target = &s.Network
-	case "landlock":
-		target = &s.Landlock
-	case "backend":
-		target = &s.Backend
-	case "seccompProfile":
-		target = &s.SeccompProfile
-	case "hint":
-		target = &s.Hint
-	}
-	dec := json.NewDecoder(bytes.NewReader(v))
-	if bytes.Equal(bytes.TrimSpace(v), []byte("null")) || dec.Decode(target) != nil {
-		if kind == "list" {
+	if bytes.Equal(bytes.TrimSpace(v), []byte("null")) || json.Unmarshal(v, target) != nil {
+		kind := "string"
+		if _, list := target.(*[]string); list {
 			kind = "list of strings"
 		}
 		return fmt.Errorf("key %q: want a %s", key, kind)
