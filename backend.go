@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"runtime"
@@ -13,15 +14,31 @@ import (
 	"github.com/zsandbox/zsandbox/seccomp"
 )
 
-// backendName is the backend exec uses on this platform.
-func backendName() string {
-	switch runtime.GOOS {
-	case "linux":
-		return "bwrap"
-	case "darwin":
-		return "seatbelt"
+// parseBackend resolves --backend; auto is the platform's full backend.
+func parseBackend(s string) (string, error) {
+	switch s {
+	case "", "auto":
+		if runtime.GOOS == "darwin" {
+			return "seatbelt", nil
+		}
+		return "bwrap", nil
+	case "bwrap", "landlock", "seatbelt":
+		return s, nil
 	}
-	return "none (" + runtime.GOOS + " is not supported)"
+	return "", usageErrorf("--backend %q: must be auto, bwrap, landlock or seatbelt", s)
+}
+
+// aloneConfig is what the Landlock-only backend enforces for p.
+func aloneConfig(p *policy.Policy) landlock.AloneConfig {
+	c := landlock.AloneConfig{Writable: p.WritablePaths(), NetworkDeny: p.Network == policy.NetworkDeny}
+	for _, h := range p.Hidden {
+		if h.Exists {
+			c.Hidden = append(c.Hidden, h.Path)
+		} else {
+			c.HiddenMissing = append(c.HiddenMissing, h.Path)
+		}
+	}
+	return c
 }
 
 // execOptions are the bwrap plan options exec uses, shared with explain so
@@ -62,4 +79,22 @@ func seccompProfile(p *policy.Policy, rc runConfig) (*specs.LinuxSeccomp, error)
 		prof = seccomp.WithNetworkDeny(prof)
 	}
 	return prof, nil
+}
+
+// compileSeccomp compiles the filter for p; a bad user profile is a usage
+// error, anything else means the sandbox cannot be built.
+func compileSeccomp(p *policy.Policy, rc runConfig) ([]byte, error) {
+	prof, err := seccompProfile(p, rc)
+	if err != nil {
+		return nil, err
+	}
+	bpf, err := seccomp.Compile(prof)
+	var pe *seccomp.ProfileError
+	if errors.As(err, &pe) {
+		return nil, usageErrorf("%v", pe)
+	}
+	if err != nil {
+		return nil, sandboxError("seccomp filter: " + err.Error() + "; the command did not run")
+	}
+	return bpf, nil
 }

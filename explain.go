@@ -70,7 +70,47 @@ type explanation struct {
 	Env       envExplanation     `json:"env"`
 	Landlock  landlock.Ruleset   `json:"landlock"`
 	Seccomp   seccompExplanation `json:"seccomp"`
-	Command   []string           `json:"command"`
+	// Gaps are what the chosen backend cannot enforce (--backend landlock).
+	Gaps    []string `json:"gaps"`
+	Command []string `json:"command"`
+}
+
+// landlockPlan is the Landlock ruleset exec would apply: the stage 2's
+// inside bwrap, or the whole fence of --backend landlock.
+func landlockPlan(p *policy.Policy, rc runConfig) landlock.Ruleset {
+	if rc.backend != "landlock" {
+		return landlock.Rules(landlockConfig(p, rc), landlock.ABI())
+	}
+	rs, err := landlock.AloneRules(aloneConfig(p), landlock.ABI(), lstatKind, readDirNames)
+	if err != nil {
+		rs.Status = landlock.StatusRefused
+		rs.Gaps = append(rs.Gaps, landlock.Protection{What: err.Error(), Required: true})
+	}
+	return rs
+}
+
+func backendGaps(rc runConfig) []string {
+	if rc.backend == "landlock" {
+		return landlock.AloneGaps()
+	}
+	return []string{}
+}
+
+func lstatKind(path string) (isDir, ok bool) {
+	fi, err := os.Lstat(path)
+	if err != nil {
+		return false, false
+	}
+	return fi.IsDir(), fi.Mode()&os.ModeSymlink == 0
+}
+
+func readDirNames(dir string) []string {
+	ents, _ := os.ReadDir(dir)
+	names := make([]string, len(ents))
+	for i, e := range ents {
+		names[i] = e.Name()
+	}
+	return names
 }
 
 type seccompExplanation struct {
@@ -92,9 +132,9 @@ type envExplanation struct {
 
 func explainJSON(w io.Writer, p *policy.Policy, rc runConfig, argv []string) error {
 	doc := explanation{
-		Landlock: landlock.Rules(landlockConfig(p, rc), landlock.ABI()),
-		Seccomp:  explainSeccomp(p, rc),
-		Schema:   1, Backend: backendName(), Cwd: p.Cwd,
+		Landlock: landlockPlan(p, rc), Gaps: backendGaps(rc),
+		Seccomp: explainSeccomp(p, rc),
+		Schema:  1, Backend: rc.backend, Cwd: p.Cwd,
 		Writable: p.Writable, Omitted: nonNil(p.Omitted), Hide: p.Hidden,
 		Protected: nonNil(p.Protected), Network: p.Network,
 		Env: envExplanation{Dropped: nonNil(p.DroppedEnv)}, Command: argv,
@@ -112,7 +152,7 @@ func nonNil[T any](s []T) []T {
 }
 
 func explainText(w io.Writer, p *policy.Policy, rc runConfig) error {
-	fmt.Fprintf(w, "backend: %s\n", backendName())
+	fmt.Fprintf(w, "backend: %s\n", rc.backend)
 	fmt.Fprintf(w, "cwd: %s\n", p.Cwd)
 	fmt.Fprintln(w, "writable:")
 	for _, r := range p.Writable {
@@ -139,8 +179,11 @@ func explainText(w io.Writer, p *policy.Policy, rc runConfig) error {
 	}
 	fmt.Fprintf(w, "network: %s\n", p.Network)
 	fmt.Fprintf(w, "env dropped: %s\n", orNone(strings.Join(p.DroppedEnv, " ")))
-	for _, l := range landlock.Rules(landlockConfig(p, rc), landlock.ABI()).Lines() {
+	for _, l := range landlockPlan(p, rc).Lines() {
 		fmt.Fprintln(w, l)
+	}
+	for _, g := range backendGaps(rc) {
+		fmt.Fprintf(w, "not enforced: %s\n", g)
 	}
 	sc := explainSeccomp(p, rc)
 	fmt.Fprintf(w, "seccomp: %s profile", sc.Profile)

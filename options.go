@@ -22,6 +22,8 @@ func policyFlags() []cli.Flag {
 		&cli.StringFlag{Name: "network", Usage: "`allow` or deny network access (default: deny)", EnvVars: []string{"ZSANDBOX_NETWORK"}},
 		&cli.StringSliceFlag{Name: "env", Usage: "set `KEY=VALUE` in the command's environment (repeatable)"},
 		&cli.StringSliceFlag{Name: "pass-env", Usage: "pass variable `NAME` even if it looks like a credential (repeatable; env ZSANDBOX_PASS_ENV, \",\"-separated)"},
+		&cli.StringFlag{Name: "backend", Usage: "`auto` (bwrap on Linux, seatbelt on macOS), bwrap, landlock (Linux without namespaces: weaker, see explain) or seatbelt", EnvVars: []string{"ZSANDBOX_BACKEND"}},
+		&cli.BoolFlag{Name: "no-warning", Usage: "do not print the warning line of --backend landlock", EnvVars: []string{"ZSANDBOX_NO_WARNING"}},
 		&cli.StringFlag{Name: "landlock", Usage: "`auto` adds Landlock as a second fence when the kernel has it; require refuses to run without it; off", EnvVars: []string{"ZSANDBOX_LANDLOCK"}},
 		&cli.StringFlag{Name: "seccomp-profile", Usage: "replace the built-in seccomp base list with the OCI/Docker profile in `FILE` (--network deny additions still apply)", EnvVars: []string{"ZSANDBOX_SECCOMP_PROFILE"}},
 		&cli.StringFlag{Name: "hint", Usage: "`auto` prints one hint line when the sandbox refused something; off stays silent", EnvVars: []string{"ZSANDBOX_HINT"}},
@@ -31,6 +33,8 @@ func policyFlags() []cli.Flag {
 
 // runConfig is how exec runs, beyond the policy.
 type runConfig struct {
+	backend        string // "bwrap", "landlock" or "seatbelt"; auto is resolved
+	warn           bool   // print the Landlock-only backend's warning line
 	hints          bool
 	landlock       landlock.Mode
 	seccompProfile string // a user profile file; "" for the built-in one
@@ -56,6 +60,7 @@ func resolve(c *cli.Context) (*policy.Policy, runConfig, error) {
 
 func runSettings(c *cli.Context, set policy.Settings, host policy.Host) (runConfig, error) {
 	var rc runConfig
+	var err error
 	switch h := pick(c, "hint", set.Hint); h {
 	case "", "auto":
 		rc.hints = true
@@ -63,6 +68,10 @@ func runSettings(c *cli.Context, set policy.Settings, host policy.Host) (runConf
 	default:
 		return rc, usageErrorf("--hint %q: must be auto or off", h)
 	}
+	if rc.backend, err = parseBackend(pick(c, "backend", set.Backend)); err != nil {
+		return rc, err
+	}
+	rc.warn = !c.Bool("no-warning")
 	mode, err := landlock.ParseMode(pick(c, "landlock", set.Landlock))
 	if err != nil {
 		return rc, usageErrorf("%v", err)

@@ -15,10 +15,16 @@ import (
 // Landlock stage 2. Every failure before the command starts is a
 // sandboxError (127) or a usage error (2): nothing runs unsandboxed.
 func execute(p *policy.Policy, argv []string, rc runConfig) error {
+	switch rc.backend {
+	case "landlock":
+		return executeAlone(p, argv, rc)
+	case "seatbelt":
+		return sandboxError("--backend seatbelt: sandbox-exec exists only on macOS; the command did not run")
+	}
 	bin, err := bwrap.Find(os.Getenv("PATH"), p.WritablePaths())
 	if err != nil {
 		return sandboxError(err.Error(),
-			"install it: apt-get install bubblewrap (Debian/Ubuntu), dnf install bubblewrap (Fedora), pacman -S bubblewrap (Arch)")
+			"install it: apt-get install bubblewrap (Debian/Ubuntu), dnf install bubblewrap (Fedora), pacman -S bubblewrap (Arch)", aloneHint)
 	}
 	if err := checkLandlock(p, rc); err != nil {
 		return err
@@ -79,17 +85,9 @@ func checkLandlock(p *policy.Policy, rc runConfig) error {
 
 // seccompFD compiles the filter into a sealed memfd for bwrap --seccomp.
 func seccompFD(p *policy.Policy, rc runConfig) (*os.File, error) {
-	prof, err := seccompProfile(p, rc)
+	bpf, err := compileSeccomp(p, rc)
 	if err != nil {
 		return nil, err
-	}
-	bpf, err := seccomp.Compile(prof)
-	var pe *seccomp.ProfileError
-	if errors.As(err, &pe) {
-		return nil, usageErrorf("%v", pe)
-	}
-	if err != nil {
-		return nil, sandboxError("seccomp filter: " + err.Error() + "; the command did not run")
 	}
 	f, err := seccomp.SealedFD(bpf)
 	if err != nil {
@@ -120,5 +118,5 @@ func setupFailure(err *bwrap.SetupError) error {
 	if len(hints) == 0 {
 		hints = append(hints, "see bwrap's message above; zsandbox doctor checks this host")
 	}
-	return sandboxError(err.Error()+"; the command did not run", hints...)
+	return sandboxError(err.Error()+"; the command did not run", append(hints, aloneHint)...)
 }

@@ -92,21 +92,16 @@ func addPathRule(rulesetFD int, p PathRule) error {
 	if len(p.Path) == 0 || p.Path[0] != '/' {
 		return fmt.Errorf("landlock rule for %q: not an absolute path", p.Path)
 	}
-	// O_PATH follows symlinks: the rule lands on what the path names now
-	// (bwrap's /dev/ptmx is a symlink to pts/ptmx).
-	fd, err := unix.Open(p.Path, unix.O_PATH|unix.O_CLOEXEC, 0)
-	if err != nil {
-		if p.IfExists && errors.Is(err, unix.ENOENT) {
-			return nil
-		}
-		return fmt.Errorf("landlock rule for %q: %w", p.Path, err)
+	fd, mode, err := openRulePath(p)
+	if err != nil || fd < 0 {
+		return err
 	}
 	defer unix.Close(fd)
 	access := p.Access
-	if !isDir(fd) {
+	if mode != unix.S_IFDIR {
 		access &= fileAccess // the kernel refuses directory rights on a file
 	}
-	if access == 0 {
+	if access == 0 || (p.NoFollow && mode == unix.S_IFLNK) {
 		return nil // nothing to allow (the kernel refuses an empty rule)
 	}
 	attr := unix.LandlockPathBeneathAttr{Allowed_access: uint64(access), Parent_fd: int32(fd)}
@@ -118,9 +113,29 @@ func addPathRule(rulesetFD int, p PathRule) error {
 	return nil
 }
 
-func isDir(fd int) bool {
+// openRulePath opens what p names with O_PATH and returns its file type,
+// or -1 and no error for an IfExists path that is missing. Without
+// NoFollow, O_PATH follows symlinks: the rule lands on what the path names
+// now (bwrap's /dev/ptmx is a symlink to pts/ptmx). With it, a symlink is
+// opened itself, and addPathRule skips it.
+func openRulePath(p PathRule) (fd int, mode uint32, err error) {
+	flags := unix.O_PATH | unix.O_CLOEXEC
+	if p.NoFollow {
+		flags |= unix.O_NOFOLLOW
+	}
+	fd, err = unix.Open(p.Path, flags, 0)
+	if err != nil {
+		if p.IfExists && errors.Is(err, unix.ENOENT) {
+			return -1, 0, nil
+		}
+		return -1, 0, fmt.Errorf("landlock rule for %q: %w", p.Path, err)
+	}
 	var st unix.Stat_t
-	return unix.Fstat(fd, &st) == nil && st.Mode&unix.S_IFMT == unix.S_IFDIR
+	if err := unix.Fstat(fd, &st); err != nil {
+		unix.Close(fd)
+		return -1, 0, fmt.Errorf("landlock rule for %q: %w", p.Path, err)
+	}
+	return fd, st.Mode & unix.S_IFMT, nil
 }
 
 // restrictSelf sets no_new_privs (landlock_restrict_self requires it of an

@@ -18,6 +18,8 @@ func runHelper(name string, args []string) int {
 		return probeHelper(args)
 	case "readrules":
 		return readRulesHelper(args)
+	case "alone":
+		return aloneProbeHelper(args)
 	}
 	return fatalf("unknown helper %q", name)
 }

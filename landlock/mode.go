@@ -14,6 +14,11 @@
 // (see Config.Command), and Stage2 restricts itself with Enforce, closes
 // every inherited descriptor above stderr and execve's the command.
 //
+// On hosts where bubblewrap cannot create namespaces, the Landlock-only
+// backend (--backend landlock, see ExecAlone) makes Landlock and the
+// seccomp filter the whole sandbox: AloneRules plans it, AloneGaps says
+// what it cannot do.
+//
 // The kernel interface is used directly through golang.org/x/sys/unix:
 // three system calls, with the ABI checked here, never by a library's
 // silent best effort.

@@ -67,6 +67,9 @@ type PathRule struct {
 	Access AccessFS `json:"access"`
 	// IfExists rules are skipped when the path does not exist (devices).
 	IfExists bool `json:"ifExists,omitempty"`
+	// NoFollow rules are skipped when the path is a symlink; other rules
+	// land on what a symlink points to.
+	NoFollow bool `json:"noFollow,omitempty"`
 }
 
 // Protection is one protection of the fence and the ABI that enforces it.
@@ -234,10 +237,10 @@ func (rs Ruleset) Lines() []string {
 	case StatusUnavailable:
 		out = append(out, "landlock: unavailable: this kernel has no Landlock; the command runs without it")
 	case StatusRefused:
-		out = append(out, fmt.Sprintf("landlock: refused: --landlock require needs ABI %d, the kernel offers %d; nothing runs (exit 127)",
-			rs.RequiredABI, rs.ABI))
+		out = append(out, fmt.Sprintf("landlock: refused: %s needs ABI %d, the kernel offers %d; nothing runs (exit 127)",
+			rs.flag(), rs.RequiredABI, rs.ABI))
 	default:
-		out = append(out, fmt.Sprintf("landlock: enforced at ABI %d (--landlock %s)", rs.ABI, rs.Mode))
+		out = append(out, fmt.Sprintf("landlock: enforced at ABI %d (%s)", rs.ABI, rs.flag()))
 		net := "none"
 		if rs.HandledNet != 0 {
 			net = rs.HandledNet.String() + " (no port allowed)"
@@ -257,6 +260,15 @@ func (rs Ruleset) Lines() []string {
 		out = append(out, fmt.Sprintf("landlock: not enforced: %s (needs ABI %d)", g.What, g.ABI))
 	}
 	return out
+}
+
+// flag names the setting that chose the fence: the Mode, or none for the
+// Landlock-only backend (AloneRules).
+func (rs Ruleset) flag() string {
+	if rs.Mode == "" {
+		return "--backend landlock"
+	}
+	return "--landlock " + string(rs.Mode)
 }
 
 // String is Lines joined by newlines.

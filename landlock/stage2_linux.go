@@ -79,11 +79,12 @@ func closeInherited() error {
 // defaultPath is execvp's search path when PATH is unset (glibc).
 const defaultPath = "/bin:/usr/bin"
 
-// execvp runs argv[0] the way execvp(3) finds it: a name with a slash as is,
-// any other on each PATH entry in turn, and a file the kernel cannot execute
-// (ENOEXEC, a script without #!) through /bin/sh. It returns only on
-// failure, with the exit status and message: 127 when nothing was found,
-// 126 when something was found but could not be executed.
+// execvp runs argv[0] the way execvp(3) finds it: a name with a slash as
+// is, any other on each entry of env's PATH in turn, and a file the kernel
+// cannot execute (ENOEXEC, a script without #!) through /bin/sh. It
+// returns only on failure, with the exit status and message: 127 when
+// nothing was found, 126 when something was found but could not be
+// executed.
 func execvp(argv, env []string) (int, string) {
 	name := argv[0]
 	switch {
@@ -96,11 +97,21 @@ func execvp(argv, env []string) (int, string) {
 		}
 		return 126, name + ": cannot execute: " + err.Error()
 	}
-	path, ok := os.LookupEnv("PATH")
+	path, ok := lookupEnv(env, "PATH")
 	if !ok {
 		path = defaultPath
 	}
 	return searchPath(path, argv, env)
+}
+
+// lookupEnv finds key in env as getenv(3) does: the first entry wins.
+func lookupEnv(env []string, key string) (string, bool) {
+	for _, kv := range env {
+		if k, v, ok := strings.Cut(kv, "="); ok && k == key {
+			return v, true
+		}
+	}
+	return "", false
 }
 
 // searchPath tries name in each directory of path (an empty entry is the

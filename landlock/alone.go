@@ -1,0 +1,251 @@
+package landlock
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+)
+
+// The Landlock-only backend (--backend landlock) runs the command without
+// namespaces, for hosts where bubblewrap cannot create them (a container
+// under Docker's default profile, Ubuntu 24.04's AppArmor restriction on
+// user namespaces). zsandbox restricts itself and execve's the command in
+// place: no_new_privs, every capability dropped, a Landlock domain and the
+// same seccomp filter bubblewrap would install. Landlock only ever allows,
+// so what bubblewrap does with mounts is spelled here as rules:
+//
+//   - writes: read-write rules on the writable roots and a few devices, and
+//     no write right anywhere else;
+//   - hidden paths: read rules on everything except them (ReadRules), so a
+//     hidden path inside a writable root cannot be enforced (CheckAlone);
+//   - devices: every entry of /dev except the harmless ones (aloneDevices)
+//     is treated as hidden, so raw disks and /dev/kmsg do not open even for
+//     root, who owns them;
+//   - network: TCP connect and bind handled with no port allowed under
+//     --network deny (the seccomp filter refuses socket() there anyway);
+//   - IPC: signals and abstract unix sockets scoped to the domain.
+//
+// What it cannot do is listed by AloneGaps.
+
+// AloneMinABI is the Landlock ABI the backend needs: signal and abstract
+// unix socket scoping (Linux 6.12). There is no downgrade: without them
+// nothing would stop the command signalling the caller's processes.
+const AloneMinABI = 6
+
+// AloneConfig is what the Landlock-only backend needs to know about a
+// policy. Every path is absolute, clean and symlink-free, as policy.Resolve
+// makes them.
+type AloneConfig struct {
+	// Writable are the writable roots.
+	Writable []string `json:"writable"`
+	// Hidden are the hidden paths that exist when the command starts.
+	Hidden []string `json:"hide"`
+	// HiddenMissing are the hidden paths that do not exist at start. Their
+	// existing ancestors are cut like those of Hidden, so one that appears
+	// later, outside the writable roots, is still unreadable. Left empty,
+	// such a path is readable if it appears in a directory that no other
+	// hidden path cuts.
+	HiddenMissing []string `json:"hideMissing,omitempty"`
+	// NetworkDeny is --network deny.
+	NetworkDeny bool `json:"networkDeny"`
+}
+
+// aloneDevices are the entries of /dev the command may open: the device
+// files tools read and write, pty masters and slaves, POSIX shared memory,
+// and the links into /proc/self/fd (links get no rule: the kernel checks
+// what they point to). Everything else in /dev is unreadable and
+// unwritable.
+var aloneDevices = map[string]bool{
+	"null": true, "zero": true, "full": true, "random": true, "urandom": true,
+	"tty": true, "ptmx": true, "pts": true, "shm": true,
+	"fd": true, "stdin": true, "stdout": true, "stderr": true,
+}
+
+// AloneError is a policy the Landlock-only backend cannot enforce: a hidden
+// path within a writable root (the root's rule would grant it), a writable
+// root within a hidden path, or a writable root holding /dev or inside it
+// (but for /dev/shm). Nothing runs.
+type AloneError struct {
+	Path string // the hidden path, or /dev
+	Root string // the writable root
+}
+
+func (e *AloneError) Error() string {
+	switch {
+	case e.Path == "/dev":
+		return fmt.Sprintf("--backend landlock: writable root %q would open device files in /dev, which this backend keeps closed (only /dev/shm may be writable)", e.Root)
+	case within(e.Root, e.Path) && e.Root != e.Path:
+		return fmt.Sprintf("--backend landlock: writable root %q lies inside hidden path %q", e.Root, e.Path)
+	}
+	return fmt.Sprintf("--backend landlock: hidden path %q lies inside writable root %q; Landlock can only add access, so it cannot keep it hidden",
+		e.Path, e.Root)
+}
+
+// Hint names the ways out.
+func (e *AloneError) Hint() string {
+	if e.Path == "/dev" {
+		return "name a --writable root outside /dev"
+	}
+	return fmt.Sprintf("run from a directory that does not contain %s (--cwd), drop the --writable root that does, or use --backend bwrap where user namespaces work", e.Path)
+}
+
+// AloneABIError means the kernel's Landlock cannot carry the backend.
+type AloneABIError struct {
+	ABI int // the kernel's Landlock ABI; 0: none
+}
+
+func (e *AloneABIError) Error() string {
+	if e.ABI == 0 {
+		return "--backend landlock: this kernel has no Landlock"
+	}
+	return fmt.Sprintf("--backend landlock: the kernel offers Landlock ABI %d, the backend needs ABI %d (signal and abstract unix socket scoping)",
+		e.ABI, AloneMinABI)
+}
+
+// Hint says how to get Landlock, or how to do without it.
+func (e *AloneABIError) Hint() string {
+	return fmt.Sprintf("Landlock ABI %d needs Linux %s or newer with landlock in the lsm= boot parameter; or use --backend bwrap where user namespaces work",
+		AloneMinABI, kernelFor(AloneMinABI))
+}
+
+// CommandError is a command that could not be executed: Code is 127 when
+// it was not found, 126 when it was found but could not be executed. The
+// sandbox was built; the command did not run.
+type CommandError struct {
+	Code int
+	Msg  string // "NAME: command not found", "PATH: cannot execute: REASON"
+}
+
+func (e *CommandError) Error() string { return e.Msg }
+
+// CheckAlone returns an *AloneError when c cannot be enforced without
+// namespaces, and nil otherwise. A hidden path that does not exist yet may
+// lie within a writable root: that is one of AloneGaps (the command can
+// create it), not a refusal.
+func CheckAlone(c AloneConfig) error {
+	for _, r := range c.Writable {
+		for _, h := range c.Hidden {
+			if within(h, r) || within(r, h) {
+				return &AloneError{Path: h, Root: r}
+			}
+		}
+		if within("/dev", r) || (within(r, "/dev") && !within(r, "/dev/shm")) {
+			return &AloneError{Path: "/dev", Root: r}
+		}
+	}
+	return nil
+}
+
+// within reports whether p is root or lies beneath it, by whole path
+// components ("/repo-evil" is not within "/repo").
+func within(p, root string) bool {
+	p, root = filepath.Clean(p), filepath.Clean(root)
+	return p == root || root == "/" || strings.HasPrefix(p, root+"/")
+}
+
+// AloneRules plans the Landlock domain of the Landlock-only backend for c on
+// a kernel with ABI abi. exists and list look at the file system as for
+// ReadRules (list is asked for /dev and for the directories above hidden
+// paths). It returns an *AloneError or *AloneABIError when the backend must
+// refuse.
+func AloneRules(c AloneConfig, abi int, exists func(string) (isDir, ok bool), list func(string) []string) (Ruleset, error) {
+	if err := CheckAlone(c); err != nil {
+		return Ruleset{}, err
+	}
+	if abi < AloneMinABI {
+		return Ruleset{}, &AloneABIError{ABI: max(abi, 0)}
+	}
+	rs := Rules(Config{Mode: ModeRequire, Writable: c.Writable, NetworkDeny: c.NetworkDeny}, abi)
+	rs.Mode = ""
+	reads, err := ReadRules(aloneHidden(c, list), exists, list)
+	if err != nil {
+		return Ruleset{}, fmt.Errorf("--backend landlock: %w", err)
+	}
+	var paths []PathRule
+	for _, p := range reads {
+		// Listed a moment ago: a path gone by the time the rule is added
+		// needs no rule, and one turned into a symlink must not carry the
+		// rule to its target.
+		p.IfExists, p.NoFollow = true, true
+		paths = mergeRule(paths, p, rs.HandledFS)
+	}
+	for _, w := range c.Writable {
+		paths = mergeRule(paths, PathRule{Path: w, Access: readAccess | writeAccess}, rs.HandledFS)
+	}
+	for _, d := range append(devices, "/dev/random", "/dev/urandom") {
+		paths = mergeRule(paths, PathRule{Path: d, Access: deviceAccess, IfExists: true}, rs.HandledFS)
+	}
+	for _, d := range deviceDirs {
+		paths = mergeRule(paths, PathRule{Path: d, Access: readAccess | writeAccess, IfExists: true}, rs.HandledFS)
+	}
+	rs.Paths = paths
+	return rs, nil
+}
+
+// aloneHidden is what ReadRules must leave unreadable: the hidden paths and
+// every entry of /dev but the harmless ones.
+func aloneHidden(c AloneConfig, list func(string) []string) []string {
+	hidden := append(append([]string{}, c.Hidden...), c.HiddenMissing...)
+	for _, name := range list("/dev") {
+		if !aloneDevices[name] {
+			hidden = append(hidden, "/dev/"+name)
+		}
+	}
+	return hidden
+}
+
+// mergeRule adds p to rules, or widens the rule already on p.Path.
+func mergeRule(rules []PathRule, p PathRule, handled AccessFS) []PathRule {
+	p.Access &= handled
+	for i := range rules {
+		if rules[i].Path == p.Path {
+			rules[i].Access |= p.Access
+			rules[i].IfExists = rules[i].IfExists && p.IfExists
+			rules[i].NoFollow = rules[i].NoFollow && p.NoFollow
+			return rules
+		}
+	}
+	return append(rules, p)
+}
+
+// errNoCommand is ExecAlone without a command.
+var errNoCommand = errors.New("--backend landlock: no command")
+
+// AloneGaps lists, one protection per line, what the Landlock-only backend
+// does not give that the bubblewrap backend does. The CLI shows them in
+// explain; AloneWarning sums them up.
+func AloneGaps() []string {
+	return []string{
+		"no PID namespace: the command sees every host process in /proc (command lines, status); " +
+			"Landlock refuses its signals to processes outside the sandbox (scoping, ABI 6) and its ptrace access to them " +
+			"(attach, /proc/PID/mem, environ, cwd, root and fd), but nothing ends the background processes it leaves behind",
+		"no mount namespace: protected paths (.git/hooks and .git/config in writable roots, shell rc files and git config " +
+			"in a writable home) are writable like the rest of their root",
+		"file metadata and locks are not fenced: Landlock does not cover chmod, chgrp, extended attributes (ACLs included), " +
+			"timestamps or flock, so the command can change or take them on any file it owns outside the writable roots",
+		"not for root: uid 0 keeps owner rights that Landlock does not fence (reading root-owned files such as " +
+			"/etc/shadow, chmod of any root-owned file), so zsandbox refuses to run this backend as root",
+		"hidden paths are fenced by granting read on everything else: a hidden path that exists inside a writable root " +
+			"makes zsandbox refuse to run, and one that does not exist yet there can be created by the command; " +
+			"stat still shows whether a hidden path exists, its size and times; the directories above a hidden path cannot be listed, " +
+			"and entries created in them after the start are unreadable; a hard link to a hidden file made before the start is readable",
+		"host network namespace: under --network deny the seccomp filter refuses socket() for every family (IP, raw, " +
+			"netlink, unix and the rest); Landlock is a second fence only for TCP connect and bind (ABI 4), pathname unix " +
+			"sockets (ABI 9), UDP (ABI 10) and abstract unix sockets (scoping, ABI 6), so below those ABIs, and for every " +
+			"other family, the filter stands alone; sockets inherited on stdin, stdout or stderr stay usable; under " +
+			"--network allow the command shares the host's network, loopback services and pathname unix sockets such as " +
+			"/run/docker.sock (where their permissions allow) included, while abstract unix sockets and signals stay scoped",
+		"no IPC namespace: the host's System V IPC objects (shared memory, semaphores, message queues) are reachable " +
+			"under their permissions (POSIX message queues are not: Landlock grants no access to their file system)",
+		"no new session: the command keeps the caller's controlling terminal (TIOCSTI and TIOCLINUX are refused by the seccomp filter)",
+	}
+}
+
+// AloneWarning is the one line the CLI prints (after "zsandbox: warning: ")
+// each time the Landlock-only backend runs.
+func AloneWarning() string {
+	return "--backend landlock runs without namespaces: host processes stay visible, protected paths are writable " +
+		"inside writable roots, and file metadata (chmod, timestamps) outside them is not fenced; " +
+		"writes, hidden paths, network, signals and devices are fenced by Landlock and seccomp"
+}

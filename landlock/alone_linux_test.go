@@ -1,0 +1,347 @@
+package landlock
+
+// Real tests of the Landlock-only backend. testdata/alone, built with cgo
+// like zsandbox, runs ExecAlone with the filter libseccomp compiles from
+// the default profile; the command is this test binary as the "alone"
+// probe helper, or a shell script. Every attack is checked from outside,
+// as root and as testUser, and where the host alone would allow it, a
+// control run without the sandbox shows the refusal is the sandbox's.
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+)
+
+var (
+	aloneOnce sync.Once
+	alonePath string
+	aloneErr  error
+)
+
+// aloneBinary builds testdata/alone next to the test binary's copy, where
+// every identity can run it; ZSANDBOX_ALONE_BIN names a prebuilt one (for a
+// user who cannot build, e.g. without the module cache).
+func aloneBinary(t *testing.T) string {
+	t.Helper()
+	if p := os.Getenv("ZSANDBOX_ALONE_BIN"); p != "" {
+		return p
+	}
+	dir := filepath.Dir(testBinary(t))
+	aloneOnce.Do(func() {
+		alonePath = filepath.Join(dir, "alone")
+		build := exec.Command("go", "build", "-o", alonePath, "./testdata/alone")
+		build.Env = append(os.Environ(), "CGO_ENABLED=1")
+		if out, err := build.CombinedOutput(); err != nil {
+			aloneErr = fmt.Errorf("go build ./testdata/alone (needs cgo and libseccomp): %v\n%s", err, out)
+		}
+	})
+	if aloneErr != nil {
+		if os.Getenv("ZSANDBOX_MUST_ENFORCE") == "1" {
+			t.Fatal(aloneErr)
+		}
+		t.Skip(aloneErr)
+	}
+	return alonePath
+}
+
+// aloneFixture adds a home with credentials to the fixture: ~/.ssh/id_rsa
+// and ~/.netrc hold the secret, their siblings do not.
+type aloneFixture struct {
+	*fixture
+	home, secret string
+}
+
+func newAloneFixture(t *testing.T, id identity) *aloneFixture {
+	t.Helper()
+	f := &aloneFixture{fixture: newFixture(t, id), secret: "zs-secret-" + randHex(8)}
+	f.home = filepath.Join(f.base, "home")
+	f.mkdir(filepath.Join(f.home, ".ssh"))
+	f.mkdir(filepath.Join(f.home, "proj"))
+	f.write(filepath.Join(f.home, ".ssh", "id_rsa"), f.secret+"\n")
+	f.write(filepath.Join(f.home, ".netrc"), f.secret+"\n")
+	f.write(filepath.Join(f.home, ".netrc-old"), "fine\n")
+	f.write(filepath.Join(f.home, "proj", "main.go"), "fine\n")
+	os.Chmod(filepath.Join(f.home, ".ssh"), 0o700)
+	return f
+}
+
+// config is the policy of a command run from f.root: that one writable
+// root, and the two credentials hidden.
+func (f *aloneFixture) config(deny bool) AloneConfig {
+	return AloneConfig{
+		Writable:    []string{f.root},
+		Hidden:      []string{filepath.Join(f.home, ".ssh"), filepath.Join(f.home, ".netrc")},
+		NetworkDeny: deny,
+	}
+}
+
+// aloneCmd is the command that runs argv under c as the identity; wrap, if
+// given, goes in front (an outer bwrap).
+func (f *aloneFixture) aloneCmd(c AloneConfig, argv []string, env []string, wrap ...string) *exec.Cmd {
+	js, err := json.Marshal(c)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	env = append(env, "ZSANDBOX_ALONE="+string(js))
+	full := append(append(wrap, aloneBinary(f.t)), argv...)
+	return f.command(full[0], full[1:], env...)
+}
+
+func (f *aloneFixture) alone(c AloneConfig, argv []string, env ...string) result {
+	f.t.Helper()
+	return run(f.t, f.aloneCmd(c, argv, env))
+}
+
+// sandboxed runs the probes under c and returns their outcomes.
+func (f *aloneFixture) sandboxed(c AloneConfig, probes ...string) map[string]string {
+	f.t.Helper()
+	return f.probeRun(f.aloneCmd(c, append([]string{testBinary(f.t)}, probes...), []string{helperEnv + "=alone"}))
+}
+
+// direct runs the probes without a sandbox: the control.
+func (f *aloneFixture) direct(probes ...string) map[string]string {
+	f.t.Helper()
+	return f.probeRun(f.command(testBinary(f.t), probes, helperEnv+"=alone"))
+}
+
+func (f *aloneFixture) probeRun(cmd *exec.Cmd) map[string]string {
+	f.t.Helper()
+	r := run(f.t, cmd)
+	if r.code != 0 {
+		f.t.Fatalf("probe helper exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+	return parseProbes(r.stdout)
+}
+
+// expect is one probe and the outcome it must have; "!ok" is any failure.
+type expect struct{ probe, want string }
+
+func check(t *testing.T, label string, got map[string]string, want []expect) {
+	t.Helper()
+	for _, e := range want {
+		g, ok := got[e.probe]
+		switch {
+		case !ok:
+			t.Errorf("%s: %s did not run", label, e.probe)
+		case e.want == "!ok" && g == "ok", e.want != "!ok" && g != e.want:
+			t.Errorf("%s: %s = %s, want %s", label, e.probe, g, e.want)
+		}
+	}
+}
+
+func probes(want []expect) []string {
+	out := make([]string, len(want))
+	for i, e := range want {
+		out[i] = e.probe
+	}
+	return out
+}
+
+// TestAloneWrites: the command writes inside the writable root and nowhere
+// else; the host file is unchanged.
+func TestAloneWrites(t *testing.T) {
+	requireLandlock(t, AloneMinABI)
+	eachIdentity(t, func(t *testing.T, id identity) {
+		f := newAloneFixture(t, id)
+		out := f.outside
+		shm := "/dev/shm/zsandbox-alone-" + randHex(6)
+		t.Cleanup(func() { os.Remove(shm) })
+		want := []expect{
+			{"create:" + f.root + "/new", "ok"},
+			{"mkdir:" + f.root + "/dir", "ok"},
+			{"create:" + out + "/new", "EACCES"},
+			{"write:" + out + "/file", "EACCES"},
+			{"truncate:" + out + "/file", "EACCES"},
+			{"mkdir:" + out + "/dir", "EACCES"},
+			{"rename:" + out + "/file:" + f.root + "/moved", "EACCES"},
+			{"create:" + f.base + "/new", "EACCES"},
+			{"create:" + shm, "ok"},
+		}
+		check(t, "sandboxed", f.sandboxed(f.config(true), probes(want)...), want)
+		mustContain(t, filepath.Join(f.root, "new"), "x")
+		mustContain(t, filepath.Join(out, "file"), "original\n")
+		mustNotExist(t, filepath.Join(out, "new"))
+		mustNotExist(t, filepath.Join(out, "dir"))
+		mustNotExist(t, filepath.Join(f.base, "new"))
+		// Control: file permissions alone allow every write above.
+		ctl := []expect{{"create:" + out + "/ctl", "ok"}, {"create:" + f.base + "/ctl", "ok"}}
+		check(t, "control", f.direct(probes(ctl)...), ctl)
+	})
+}
+
+// TestAloneHiddenReads: the hidden directory and file cannot be read,
+// directly or by any other path to them; their siblings can.
+func TestAloneHiddenReads(t *testing.T) {
+	requireLandlock(t, AloneMinABI)
+	eachIdentity(t, func(t *testing.T, id identity) {
+		f := newAloneFixture(t, id)
+		key := filepath.Join(f.home, ".ssh", "id_rsa")
+		want := []expect{
+			{"read:" + key, "EACCES"},
+			{"list:" + f.home + "/.ssh", "EACCES"},
+			{"read:" + f.home + "/.netrc", "EACCES"},
+			{"read:" + f.root + "/../home/.ssh/id_rsa", "EACCES"},
+			{"read:/proc/self/root" + key, "EACCES"},
+			{"symlink:" + key + ":" + f.root + "/link", "ok"}, // planted in the writable root
+			{"read:" + f.root + "/link", "EACCES"},
+			{"link:" + key + ":" + f.root + "/hardlink", "EXDEV"}, // Landlock: the link would gain read
+			{"read:" + f.home + "/.netrc-old", "ok"},
+			{"read:" + f.home + "/proj/main.go", "ok"},
+			{"list:" + f.home + "/proj", "ok"},
+			{"read:" + f.outside + "/file", "ok"},
+			{"read:/etc/passwd", "ok"},
+		}
+		check(t, "sandboxed", f.sandboxed(f.config(true), probes(want)...), want)
+		mustNotExist(t, filepath.Join(f.root, "hardlink"))
+		ctl := []expect{{"read:" + key, "ok"}, {"read:" + f.home + "/.netrc", "ok"}}
+		check(t, "control", f.direct(probes(ctl)...), ctl)
+	})
+}
+
+// TestAloneSecretNotInOutput: a shell script tries every route it has to
+// the credentials; none of their content reaches its output, and the
+// siblings' does.
+func TestAloneSecretNotInOutput(t *testing.T) {
+	requireLandlock(t, AloneMinABI)
+	eachIdentity(t, func(t *testing.T, id identity) {
+		f := newAloneFixture(t, id)
+		h, r := f.home, f.root
+		script := strings.Join([]string{
+			"cat " + h + "/.ssh/id_rsa " + h + "/.netrc",
+			"cat " + r + "/../home/.ssh/id_rsa /proc/self/root" + h + "/.ssh/id_rsa",
+			"ln -s " + h + "/.ssh " + r + "/ssh && cat " + r + "/ssh/id_rsa",
+			"ln " + h + "/.netrc " + r + "/netrc; cat " + r + "/netrc",
+			"cp -r " + h + "/.ssh " + r + "/copy; cat " + r + "/copy/id_rsa",
+			"ls -la " + h + "/.ssh; grep -rs zs-secret " + h + "; tar cf - " + h + "/.ssh 2>&1 | head -c 4096",
+			"cat " + h + "/.netrc-old " + h + "/proj/main.go",
+		}, "\n")
+		res := f.alone(f.config(true), []string{"sh", "-c", script})
+		if strings.Contains(res.stdout+res.stderr, f.secret) {
+			t.Errorf("the secret leaked:\nstdout:\n%s\nstderr:\n%s", res.stdout, res.stderr)
+		}
+		if !strings.HasSuffix(res.stdout, "fine\nfine\n") || !strings.Contains(res.stderr, "Permission denied") {
+			t.Errorf("siblings not readable or no denial:\nstdout:\n%s\nstderr:\n%s", res.stdout, res.stderr)
+		}
+	})
+}
+
+// TestAloneDevices: only the harmless device files open; raw disks and the
+// kernel log do not, even for root, who owns them.
+func TestAloneDevices(t *testing.T) {
+	requireLandlock(t, AloneMinABI)
+	eachIdentity(t, func(t *testing.T, id identity) {
+		f := newAloneFixture(t, id)
+		want := []expect{
+			{"write:/dev/null", "ok"}, {"read:/dev/zero", "ok"}, {"write:/dev/full", "ok"},
+			{"read:/dev/urandom", "ok"}, {"read:/dev/random", "ok"}, {"pty", "ok"},
+			{"mknod:" + f.root + "/fifo", "ok"},
+		}
+		var closed, reads []expect
+		for _, d := range []string{"/dev/mem", "/dev/kmsg", "/dev/sda", "/dev/vda", "/dev/nvme0n1", "/dev/loop0"} {
+			if _, err := os.Stat(d); err == nil {
+				closed = append(closed, expect{"read:" + d, "EACCES"}, expect{"write:" + d, "EACCES"})
+				reads = append(reads, expect{"read:" + d, "EACCES"})
+			}
+		}
+		if len(closed) == 0 {
+			t.Fatal("no sensitive device file on this host to try")
+		}
+		got := f.sandboxed(f.config(true), append(probes(want), probes(closed)...)...)
+		check(t, "sandboxed", got, append(want, closed...))
+		if id.uid == 0 { // control: root opens them by file permissions alone
+			opened := 0
+			for _, v := range f.direct(probes(reads)...) {
+				if v == "ok" {
+					opened++
+				}
+			}
+			if opened == 0 {
+				t.Errorf("control: root opened none of %v, so the test proves nothing", probes(reads))
+			}
+		}
+	})
+}
+
+// TestAlonePrivileges: the command runs with no capability, even as root,
+// with no_new_privs and the seccomp filter, which refuses TIOCSTI (junk in
+// the high bits too) and io_uring.
+func TestAlonePrivileges(t *testing.T) {
+	requireLandlock(t, AloneMinABI)
+	eachIdentity(t, func(t *testing.T, id identity) {
+		f := newAloneFixture(t, id)
+		none := "0000000000000000"
+		want := []expect{
+			{"status:CapEff", none}, {"status:CapPrm", none}, {"status:CapInh", none}, {"status:CapAmb", none},
+			{"status:NoNewPrivs", "1"}, {"status:Seccomp", "2"},
+			{"tiocsti:low", "EPERM"}, {"tiocsti:high", "EPERM"}, {"io_uring", "EPERM"},
+		}
+		if id.uid == 0 {
+			want = append(want, expect{"status:CapBnd", none})
+		}
+		check(t, "sandboxed", f.sandboxed(f.config(true), probes(want)...), want)
+		// Control: the kernel alone allows them, so the refusals are the
+		// filter's.
+		for p, v := range f.direct("tiocsti:low", "tiocsti:high", "io_uring") {
+			if v != "ok" && os.Getenv("ZSANDBOX_MUST_ENFORCE") == "1" {
+				t.Errorf("control: %s = %s: the kernel refuses it too, so the test proves nothing", p, v)
+			} else if v != "ok" {
+				t.Logf("control: %s = %s: the kernel refuses it too here", p, v)
+			}
+		}
+	})
+}
+
+// TestAloneGit: the everyday work a sandbox must not break.
+func TestAloneGit(t *testing.T) {
+	requireLandlock(t, AloneMinABI)
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git not installed")
+	}
+	eachIdentity(t, func(t *testing.T, id identity) {
+		f := newAloneFixture(t, id)
+		script := "cd " + f.root + " && git init -q && echo hi > a.txt && git add a.txt && " +
+			"git -c user.name=zs -c user.email=zs@example.com commit -qm first && git log --format=%s"
+		r := f.alone(f.config(true), []string{"sh", "-c", script})
+		if r.code != 0 || r.stdout != "first\n" {
+			t.Errorf("git: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+		}
+	})
+}
+
+// TestAloneExec: the command replaces zsandbox: its exit status and death
+// by signal pass through, it reads zsandbox's stdin, and no descriptor
+// above stderr reaches it.
+func TestAloneExec(t *testing.T) {
+	requireLandlock(t, AloneMinABI)
+	eachIdentity(t, func(t *testing.T, id identity) {
+		f := newAloneFixture(t, id)
+		c := f.config(true)
+		if r := f.alone(c, []string{"sh", "-c", "echo out; exit 7"}); r.code != 7 || r.stdout != "out\n" || r.stderr != "" {
+			t.Errorf("exit status: %d, %q, %q", r.code, r.stdout, r.stderr)
+		}
+		if r := f.alone(c, []string{"sh", "-c", "kill -TERM $$"}); r.code != 128+15 {
+			t.Errorf("death by signal: exit %d, stderr %q", r.code, r.stderr)
+		}
+		cmd := f.aloneCmd(c, []string{"cat"}, nil)
+		cmd.Stdin = strings.NewReader("from stdin\n")
+		if r := run(t, cmd); r.code != 0 || r.stdout != "from stdin\n" {
+			t.Errorf("stdin: exit %d, %q, %q", r.code, r.stdout, r.stderr)
+		}
+		extra, err := os.Open(filepath.Join(f.outside, "file"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer extra.Close()
+		cmd = f.aloneCmd(c, []string{"ls", "-l", "/proc/self/fd"}, nil)
+		cmd.ExtraFiles = []*os.File{extra}
+		if r := run(t, cmd); r.code != 0 || leakedFDs(r.stdout) != "" {
+			t.Errorf("leaked descriptors %q (exit %d, stderr %q)\n%s", leakedFDs(r.stdout), r.code, r.stderr, r.stdout)
+		}
+	})
+}
