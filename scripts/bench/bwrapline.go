@@ -1,0 +1,176 @@
+//go:build linux
+
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"slices"
+	"strconv"
+	"strings"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/zsandbox/zsandbox/seccomp"
+)
+
+// bwrapLine is what `zsandbox explain --format bwrap --landlock off`
+// prints: the bwrap binary, its options, and after "--" the command.
+type bwrapLine struct {
+	bwrap   string
+	options []string
+	command []string
+}
+
+func explainLine(env runEnv, argv []string) (bwrapLine, error) {
+	cmd := exec.Command(env.bin, append([]string{"explain", "--format", "bwrap", "--landlock", "off", "--"}, argv...)...)
+	cmd.Dir = env.dir
+	out, err := cmd.Output()
+	if err != nil {
+		return bwrapLine{}, fmt.Errorf("zsandbox explain --format bwrap: %v", err)
+	}
+	lines := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
+	sep := slices.Index(lines, "--")
+	if sep < 1 {
+		return bwrapLine{}, fmt.Errorf("zsandbox explain --format bwrap: no \"--\" line in %q", out)
+	}
+	l := bwrapLine{bwrap: lines[0], options: lines[1:sep], command: lines[sep+1:]}
+	if !slices.Equal(l.command, argv) {
+		return bwrapLine{}, fmt.Errorf("zsandbox explain --format bwrap: command %q, want %q", l.command, argv)
+	}
+	return l, nil
+}
+
+// directBwrap runs the explained bwrap line without zsandbox. The options
+// name descriptors; each gets what zsandbox would hand over: the seccomp
+// filter zsandbox compiles (the built-in profile plus --network deny), a
+// status sink, an empty file per --ro-bind-data. With viaArgs the options
+// go through --args ArgsFD in a memfd, as zsandbox passes them; else they
+// are on bwrap's command line.
+func directBwrap(env runEnv, argv []string, viaArgs bool) (*variant, error) {
+	l, err := explainLine(env, argv)
+	if err != nil {
+		return nil, err
+	}
+	files, rewind, err := descriptors(l.options)
+	if err != nil {
+		return nil, err
+	}
+	args := append(append([]string{l.bwrap}, l.options...), "--")
+	v := &variant{key: "b", label: "bwrap line, options on the command line", files: files}
+	if viaArgs {
+		v.key, v.label = "b'", "bwrap line, options through --args FD"
+		if v.files, rewind, err = withArgsFile(files, rewind, l.options); err != nil {
+			closeAll(files)
+			return nil, err
+		}
+		args = []string{l.bwrap, "--args", strconv.Itoa(argsFD), "--"}
+	}
+	start := command(env.dir, v.files, append(args, argv...))
+	v.launch = func() *exec.Cmd {
+		rewind()
+		return start()
+	}
+	return v, nil
+}
+
+const (
+	argsFD    = 3 // the fd zsandbox uses for --args
+	firstFree = 3 // ExtraFiles[0] is fd 3
+)
+
+// descriptors opens what each fd option of bwrap reads or writes, at the
+// fd number the option names. rewind seeks the files bwrap reads to their
+// start, since every run shares one open file.
+func descriptors(options []string) (files []*os.File, rewind func(), err error) {
+	var bpf *os.File
+	for i := 0; i+1 < len(options); i++ {
+		var f *os.File
+		switch options[i] {
+		case "--seccomp", "--add-seccomp-fd":
+			if bpf == nil {
+				bpf, err = compileFilter()
+			}
+			f = bpf
+		case "--json-status-fd", "--info-fd":
+			f, err = os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+		case "--ro-bind-data", "--bind-data", "--file":
+			f, err = os.Open(os.DevNull)
+		case "--args", "--block-fd", "--userns-block-fd", "--sync-fd", "--userns", "--userns2", "--pidns":
+			err = fmt.Errorf("bwrap option %s: not supported by the benchmark", options[i])
+		default:
+			continue
+		}
+		if err == nil {
+			files, err = place(files, options[i+1], f)
+		}
+		if err != nil {
+			closeAll(files)
+			return nil, nil, err
+		}
+		i++ // the descriptor; for the data options the path follows
+	}
+	return files, func() { seekStart(bpf) }, nil
+}
+
+// place puts f at descriptor fd (as text) in an ExtraFiles list.
+func place(files []*os.File, fd string, f *os.File) ([]*os.File, error) {
+	n, err := strconv.Atoi(fd)
+	if err != nil || n < firstFree {
+		return files, fmt.Errorf("descriptor %q: not a number from %d", fd, firstFree)
+	}
+	for len(files) <= n-firstFree {
+		files = append(files, nil)
+	}
+	if files[n-firstFree] != nil && files[n-firstFree] != f {
+		return files, fmt.Errorf("descriptor %d named twice", n)
+	}
+	files[n-firstFree] = f
+	return files, nil
+}
+
+func withArgsFile(files []*os.File, rewind func(), options []string) ([]*os.File, func(), error) {
+	fd, err := unix.MemfdCreate("bench-bwrap-args", unix.MFD_CLOEXEC)
+	if err != nil {
+		return nil, nil, err
+	}
+	args := os.NewFile(uintptr(fd), "bwrap-args")
+	var buf bytes.Buffer
+	for _, o := range options {
+		buf.WriteString(o)
+		buf.WriteByte(0)
+	}
+	if _, err := args.Write(buf.Bytes()); err != nil {
+		args.Close()
+		return nil, nil, err
+	}
+	out := slices.Clone(files)
+	if len(out) == 0 {
+		out = append(out, nil)
+	}
+	if out[argsFD-firstFree] != nil {
+		args.Close()
+		return nil, nil, fmt.Errorf("descriptor %d is taken by an option", argsFD)
+	}
+	out[argsFD-firstFree] = args
+	return out, func() { rewind(); seekStart(args) }, nil
+}
+
+// compileFilter builds the filter exec passes with the default policy
+// (--network deny) and seals it in a memfd.
+func compileFilter() (*os.File, error) {
+	bpf, err := seccomp.Compile(seccomp.WithNetworkDeny(seccomp.Default()))
+	if err != nil {
+		return nil, fmt.Errorf("seccomp: %w (the harness needs cgo and libseccomp, as scripts/build.sh does)", err)
+	}
+	return seccomp.SealedFD(bpf)
+}
+
+func seekStart(f *os.File) {
+	if f != nil {
+		f.Seek(0, io.SeekStart)
+	}
+}
