@@ -34,22 +34,95 @@ func Expand(p, home, cwd string) (string, error) {
 // Canonical resolves every symlink in an absolute path. It fails when the
 // path does not exist.
 func Canonical(p string) (string, error) {
-	return filepath.EvalSymlinks(p)
+	return newSymlinks().canonical(p)
 }
 
 // CanonicalLoose resolves the symlinks of the longest existing prefix of p
 // and appends the rest unchanged, so a path that does not exist yet still
 // lands where the kernel would put it.
 func CanonicalLoose(p string) string {
-	if c, err := filepath.EvalSymlinks(p); err == nil {
-		return c
+	return newSymlinks().walk(filepath.Clean(p), 0).path
+}
+
+// symlinks resolves paths as the kernel would and remembers every prefix it
+// has resolved, so n paths under one directory cost about n lstat calls,
+// not n times their depth. One value serves one Resolve: the file system
+// may change between runs.
+type symlinks struct{ seen map[string]resolved }
+
+type resolved struct {
+	path   string // symlink-free
+	exists bool
+	isDir  bool
+}
+
+// maxLinks bounds symlink chains, as the kernel's ELOOP does.
+const maxLinks = 40
+
+func newSymlinks() *symlinks { return &symlinks{seen: map[string]resolved{}} }
+
+func (s *symlinks) canonical(p string) (string, error) {
+	r := s.walk(filepath.Clean(p), 0)
+	if !r.exists {
+		return "", fs.ErrNotExist
 	}
-	dir, base := filepath.Split(p)
-	dir = filepath.Clean(dir)
-	if dir == p || base == "" {
-		return p
+	return r.path, nil
+}
+
+// walk resolves the clean absolute path p.
+func (s *symlinks) walk(p string, depth int) resolved {
+	if p == "/" || !filepath.IsAbs(p) {
+		return resolved{path: p, exists: p == "/", isDir: p == "/"}
 	}
-	return filepath.Join(CanonicalLoose(dir), base)
+	if r, ok := s.seen[p]; ok {
+		return r
+	}
+	parent := s.walk(filepath.Dir(p), depth)
+	r := resolved{path: filepath.Join(parent.path, filepath.Base(p))}
+	if parent.exists {
+		r = s.leaf(r.path, depth)
+	}
+	s.seen[p] = r
+	return r
+}
+
+// leaf resolves the last component of full, whose parent is symlink-free.
+func (s *symlinks) leaf(full string, depth int) resolved {
+	fi, err := os.Lstat(full)
+	switch {
+	case err != nil:
+		return resolved{path: full}
+	case fi.Mode()&os.ModeSymlink == 0:
+		return resolved{path: full, exists: true, isDir: fi.IsDir()}
+	case depth >= maxLinks:
+		return resolved{path: full}
+	}
+	target, err := os.Readlink(full)
+	if err != nil {
+		return resolved{path: full}
+	}
+	if hasDotDot(target) {
+		// "a/../b" through a symlinked a is not lexical: let the
+		// library walk it component by component.
+		if c, err := filepath.EvalSymlinks(full); err == nil {
+			fi, err := os.Stat(c)
+			return resolved{path: c, exists: err == nil, isDir: err == nil && fi.IsDir()}
+		}
+		return resolved{path: full}
+	}
+	if !filepath.IsAbs(target) {
+		target = filepath.Join(filepath.Dir(full), target)
+	}
+	return s.walk(filepath.Clean(target), depth+1)
+}
+
+func hasDotDot(p string) bool {
+	for _, part := range strings.Split(p, "/") {
+		if part == ".." {
+			return true
+		}
+	}
+	return false
 }
 
 // Within reports whether p is root or lies beneath it, comparing whole path
@@ -58,7 +131,32 @@ func Within(p, root string) bool {
 	if root == "/" {
 		return strings.HasPrefix(p, "/")
 	}
-	return p == root || strings.HasPrefix(p, root+"/")
+	// No root+"/" concatenation: this runs for every path pair in large
+	// policies, and must not allocate.
+	return strings.HasPrefix(p, root) && (len(p) == len(root) || p[len(root)] == '/')
+}
+
+// pathSet is a set of clean absolute paths, queried by walking up from a
+// path: O(depth) instead of O(len(set)).
+type pathSet map[string]bool
+
+// under reports whether p or one of its ancestors is in the set.
+func (s pathSet) under(p string) bool {
+	for {
+		if s[p] {
+			return true
+		}
+		if p == "/" || p == "." || p == "" {
+			return false
+		}
+		p = filepath.Dir(p)
+	}
+}
+
+// add puts p in the set and returns the set.
+func (s pathSet) add(p string) pathSet {
+	s[p] = true
+	return s
 }
 
 // WithinAny reports whether p is within any of roots.
@@ -69,10 +167,4 @@ func WithinAny(p string, roots []string) bool {
 		}
 	}
 	return false
-}
-
-// isNotExist reports a missing path, including a path through a file.
-func isNotExist(err error) bool {
-	return errors.Is(err, fs.ErrNotExist) || errors.Is(err, os.ErrNotExist) ||
-		strings.Contains(err.Error(), "not a directory")
 }

@@ -30,15 +30,31 @@ func (e *UnsafeError) Error() string { return e.Msg }
 
 // resolveProtected lists the protected paths that lie inside writable
 // roots. Only known locations are examined: no directory is walked.
-func (p *Policy) resolveProtected() error {
+func (p *Policy) resolveProtected(fs *symlinks) error {
 	seen := map[string]bool{}
+	roots, explicit, masked := pathSet{}, pathSet{}, pathSet{}
+	for _, r := range p.Writable {
+		roots.add(r.Path)
+		if r.Source == SourceFlag || r.Source == SourceEnv || r.Source == SourceSettings {
+			// A user who names a protected path, or a path inside one,
+			// gets it writable: mark the root and its ancestors.
+			for d := r.Path; !explicit[d]; d = filepath.Dir(d) {
+				explicit.add(d)
+			}
+		}
+	}
+	for _, h := range p.Hidden {
+		if h.Exists {
+			masked.add(h.Path)
+		}
+	}
 	for _, c := range p.protectedCandidates() {
-		root, ok := p.innermostRoot(c)
-		if !ok || seen[c] || p.explicitlyWritable(c) || p.masked(c) {
+		root, ok := innermostRoot(c, roots)
+		if !ok || seen[c] || explicit[c] || masked.under(c) {
 			continue
 		}
 		seen[c] = true
-		pr, err := protectedFact(c, root)
+		pr, err := protectedFact(c, root, fs)
 		if err != nil {
 			return err
 		}
@@ -85,61 +101,45 @@ func (p *Policy) protectedCandidates() []string {
 	return out
 }
 
-// masked reports whether an existing hidden path covers path.
-func (p *Policy) masked(path string) bool {
-	for _, h := range p.Hidden {
-		if h.Exists && Within(path, h.Path) {
-			return true
+// innermostRoot returns the deepest writable root strictly above path.
+func innermostRoot(path string, roots pathSet) (string, bool) {
+	for d := filepath.Dir(path); ; d = filepath.Dir(d) {
+		if roots[d] {
+			return d, true
+		}
+		if d == "/" {
+			return "", false
 		}
 	}
-	return false
-}
-
-// innermostRoot returns the deepest writable root containing path.
-func (p *Policy) innermostRoot(path string) (string, bool) {
-	best := ""
-	for _, r := range p.Writable {
-		if Within(path, r.Path) && path != r.Path && len(r.Path) > len(best) {
-			best = r.Path
-		}
-	}
-	return best, best != ""
-}
-
-// explicitlyWritable: a user who names a protected path, or a path inside
-// it, with --writable (or its environment/settings forms) gets it writable.
-func (p *Policy) explicitlyWritable(path string) bool {
-	for _, r := range p.Writable {
-		switch r.Source {
-		case SourceFlag, SourceEnv, SourceSettings:
-			if Within(r.Path, path) {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // protectedFact checks path and each directory between it and root. A
 // symlink there could be swapped by the command to move the protection
-// off the file that matters, so it is refused.
-func protectedFact(path, root string) (Protected, error) {
-	rel := strings.TrimPrefix(path, root+"/")
+// off the file that matters, so it is refused. Root is symlink-free, so
+// path resolves to itself exactly when no symlink lies below root.
+func protectedFact(path, root string, fs *symlinks) (Protected, error) {
+	r := fs.walk(path, 0)
+	if r.path == path {
+		return Protected{Path: path, Root: root, Exists: r.exists}, nil
+	}
+	link := firstSymlink(path, root)
+	return Protected{}, &UnsafeError{
+		Msg:  fmt.Sprintf("protected path %q: %q is a symlink inside the writable root %q; the command could swap it", path, link, root),
+		Hint: fmt.Sprintf("name it with --writable %s to make it writable on purpose, or replace the symlink with the file it points to", path),
+	}
+}
+
+// firstSymlink names the symlink below root on the way to path (for the
+// error message only).
+func firstSymlink(path, root string) string {
 	cur := root
-	for _, part := range strings.Split(rel, "/") {
+	for _, part := range strings.Split(strings.TrimPrefix(path, root+"/"), "/") {
 		cur = filepath.Join(cur, part)
-		fi, err := os.Lstat(cur)
-		if err != nil {
-			return Protected{Path: path, Root: root}, nil
-		}
-		if fi.Mode()&os.ModeSymlink != 0 {
-			return Protected{}, &UnsafeError{
-				Msg:  fmt.Sprintf("protected path %q: %q is a symlink inside the writable root %q; the command could swap it", path, cur, root),
-				Hint: fmt.Sprintf("name it with --writable %s to make it writable on purpose, or replace the symlink with the file it points to", path),
-			}
+		if fi, err := os.Lstat(cur); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+			return cur
 		}
 	}
-	return Protected{Path: path, Root: root, Exists: true}, nil
+	return path
 }
 
 // ProtectedPaths returns the protected paths, in policy order.

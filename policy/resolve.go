@@ -3,6 +3,7 @@ package policy
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 
@@ -61,18 +62,19 @@ func Resolve(req Request, host Host) (*Policy, error) {
 	if err != nil {
 		return nil, err
 	}
-	cwd, err := resolveCwd(req.Cwd, host)
+	fs := newSymlinks()
+	cwd, err := resolveCwd(req.Cwd, host, fs)
 	if err != nil {
 		return nil, err
 	}
-	p := &Policy{Cwd: cwd, Home: CanonicalLoose(host.Home), Network: network}
-	if p.Hidden, err = resolveHidden(req.Hide, p.Home, cwd); err != nil {
+	p := &Policy{Cwd: cwd, Home: fs.walk(filepath.Clean(host.Home), 0).path, Network: network}
+	if p.Hidden, err = resolveHidden(req.Hide, p.Home, cwd, fs); err != nil {
 		return nil, err
 	}
-	if err := p.addWritable(req.Writable, host); err != nil {
+	if err := p.addWritable(req.Writable, host, fs); err != nil {
 		return nil, err
 	}
-	if err := p.resolveProtected(); err != nil {
+	if err := p.resolveProtected(fs); err != nil {
 		return nil, err
 	}
 	if p.Env, p.DroppedEnv, err = resolveEnv(host.Env, req.SetEnv, req.PassEnv); err != nil {
@@ -91,7 +93,7 @@ func parseNetwork(s string) (Network, error) {
 	return "", usagef("--network %q: must be allow or deny", s)
 }
 
-func resolveCwd(dir string, host Host) (string, error) {
+func resolveCwd(dir string, host Host, fs *symlinks) (string, error) {
 	if dir == "" {
 		dir = host.Cwd
 	}
@@ -99,7 +101,7 @@ func resolveCwd(dir string, host Host) (string, error) {
 	if err != nil {
 		return "", usagef("--cwd: %v", err)
 	}
-	c, err := Canonical(abs)
+	c, err := fs.canonical(abs)
 	if err != nil {
 		return "", usagef("--cwd %q: no such directory", dir)
 	}
@@ -112,64 +114,54 @@ func resolveCwd(dir string, host Host) (string, error) {
 // resolveHidden expands the default credential list plus the user's --hide
 // entries. A hidden path that does not exist is kept (explain reports it);
 // there is nothing to leak, and later protections may still need the name.
-func resolveHidden(extra []string, home, cwd string) ([]Hidden, error) {
+func resolveHidden(extra []string, home, cwd string, fs *symlinks) ([]Hidden, error) {
 	var out []Hidden
-	seen := map[string]bool{}
+	seen := pathSet{}
 	for _, raw := range append(profiles.Hidden(), extra...) {
 		abs, err := Expand(raw, home, cwd)
 		if err != nil {
 			return nil, usagef("--hide: %v", err)
 		}
-		h := hiddenFact(abs)
+		h := hiddenFact(fs.walk(abs, 0))
 		if h.Path == "/" {
 			return nil, usagef("--hide %q: cannot hide the root directory", raw)
 		}
-		if !seen[h.Path] && !withinHidden(h.Path, out) {
-			seen[h.Path] = true
+		if !seen.under(h.Path) {
+			seen.add(h.Path)
 			out = append(out, h)
 		}
 	}
 	return out, nil
 }
 
-func withinHidden(p string, hs []Hidden) bool {
-	for _, h := range hs {
-		if Within(p, h.Path) {
-			return true
-		}
-	}
-	return false
-}
-
-func hiddenFact(abs string) Hidden {
-	c := CanonicalLoose(abs)
-	fi, err := os.Stat(c)
-	if err != nil {
-		return Hidden{Path: c}
-	}
-	return Hidden{Path: c, Exists: true, IsDir: fi.IsDir()}
+func hiddenFact(r resolved) Hidden {
+	return Hidden{Path: r.path, Exists: r.exists, IsDir: r.isDir}
 }
 
 // addWritable builds the writable roots: defaults first, then what the user
 // named. Hidden beats writable: a root inside a hidden path is left out.
-func (p *Policy) addWritable(asked []Path, host Host) error {
-	cands := p.defaultRoots(host)
+func (p *Policy) addWritable(asked []Path, host Host, fs *symlinks) error {
+	cands := p.defaultRoots(host, fs)
 	for _, a := range asked {
 		abs, err := Expand(a.Path, p.Home, p.Cwd)
 		if err != nil {
 			return usagef("writable root %q: %v", a.Path, err)
 		}
-		c, err := Canonical(abs)
+		c, err := fs.canonical(abs)
 		if err != nil {
 			return usagef("writable root %q: no such directory", a.Path)
 		}
 		cands = append(cands, Root{Path: c, Source: a.Source})
 	}
 	seen := map[string]bool{}
+	hidden := pathSet{}
+	for _, h := range p.Hidden {
+		hidden.add(h.Path)
+	}
 	for _, r := range cands {
 		switch {
 		case seen[r.Path]:
-		case WithinAny(r.Path, p.HiddenPaths()):
+		case hidden.under(r.Path):
 			p.Omitted = append(p.Omitted, Omitted{r.Path, r.Source, "inside a hidden path"})
 		default:
 			p.Writable = append(p.Writable, r)
@@ -182,7 +174,7 @@ func (p *Policy) addWritable(asked []Path, host Host) error {
 
 // defaultRoots returns cwd, TMPDIR, /tmp, /var/tmp and git's directories;
 // a default that does not exist is recorded in Omitted, not an error.
-func (p *Policy) defaultRoots(host Host) []Root {
+func (p *Policy) defaultRoots(host Host, fs *symlinks) []Root {
 	roots := []Root{{Path: p.Cwd, Source: SourceCwd}}
 	type cand struct {
 		path string
@@ -197,7 +189,7 @@ func (p *Policy) defaultRoots(host Host) []Root {
 		cands = append(cands, cand{g.Path, g.Source})
 	}
 	for _, c := range cands {
-		r, err := existingDir(c.path, p.Cwd)
+		r, err := existingDir(c.path, fs)
 		if err != nil {
 			p.Omitted = append(p.Omitted, Omitted{c.path, c.src, err.Error()})
 			continue
@@ -207,18 +199,18 @@ func (p *Policy) defaultRoots(host Host) []Root {
 	return roots
 }
 
-func existingDir(path, cwd string) (string, error) {
+func existingDir(path string, fs *symlinks) (string, error) {
 	if !strings.HasPrefix(path, "/") {
 		return "", fmt.Errorf("not an absolute path")
 	}
-	c, err := Canonical(path)
-	if err != nil {
+	r := fs.walk(filepath.Clean(path), 0)
+	switch {
+	case !r.exists:
 		return "", fmt.Errorf("does not exist")
-	}
-	if fi, err := os.Stat(c); err != nil || !fi.IsDir() {
+	case !r.isDir:
 		return "", fmt.Errorf("not a directory")
 	}
-	return c, nil
+	return r.path, nil
 }
 
 // sortRoots orders roots parents first, so a planner that binds them in order

@@ -43,36 +43,42 @@ type sets struct {
 }
 
 // collect validates and canonicalises every path the profile needs.
+// It runs in time linear in the total length of the paths: every list is
+// de-duplicated through a set, and ancestors looks each directory up in the
+// set of roots instead of scanning the roots.
 func collect(p *policy.Policy, protected []string) (sets, error) {
-	var s sets
+	roots := newUniq(len(p.Writable))
 	for _, r := range p.Writable {
 		c, err := canonical("writable root", r.Path)
 		if err != nil {
 			return sets{}, err
 		}
-		s.roots = appendNew(s.roots, c)
+		roots.add(c)
 	}
-	var guarded []string // canonical hidden and protected paths
+	guarded := make([]string, 0, len(p.Hidden)+len(protected)) // canonical hidden and protected paths
+	hidden := newUniq(len(p.Hidden))
 	for _, h := range p.Hidden {
 		c, err := canonical("hidden path", h.Path)
 		if err != nil {
 			return sets{}, err
 		}
-		s.hidden = appendNew(s.hidden, forms(c, h.Path)...)
+		hidden.addForms(c, h.Path)
 		guarded = append(guarded, c)
 	}
+	prot := newUniq(len(protected))
 	for _, raw := range protected {
 		c, err := canonical("protected path", raw)
 		if err != nil {
 			return sets{}, err
 		}
-		s.protected = appendNew(s.protected, forms(c, raw)...)
+		prot.addForms(c, raw)
 		guarded = append(guarded, c)
 	}
+	anc := newUniq(0)
 	for _, g := range guarded {
-		s.ancestors = appendNew(s.ancestors, ancestors(g, s.roots)...)
+		ancestors(g, roots.seen, anc)
 	}
-	return s, nil
+	return sets{roots: roots.list, protected: prot.list, ancestors: anc.list, hidden: hidden.list}, nil
 }
 
 // canonical checks that raw can be a profile parameter and canonicalises it.
@@ -86,50 +92,78 @@ func canonical(what, raw string) (string, error) {
 	return Canonicalize(raw), nil
 }
 
-// forms returns the canonical path and, when it differs, the cleaned path as
+// addForms adds the canonical path and, when it differs, the cleaned path as
 // written. Seatbelt matches resolved paths, so the second form is belt and
 // braces for a deny, never needed for an allow.
-func forms(canon, raw string) []string {
+func (u *uniq) addForms(canon, raw string) {
+	u.add(canon)
 	if written := path.Clean(raw); written != canon {
-		return []string{canon, written}
+		u.add(written)
 	}
-	return []string{canon}
 }
 
-// ancestors returns the directories strictly above p that lie inside a
+// ancestors adds to out the directories strictly above p that lie inside a
 // writable root, nearest first: from p's parent up to and including the
 // outermost root containing p. Renaming or removing any of them would carry
 // p away from the rule that names it.
-func ancestors(p string, roots []string) []string {
+//
+// p and every root are clean absolute paths, so a directory d lies within a
+// root exactly when d or one of its ancestors is a root (policy.Within's
+// whole-component prefix test). Walking up from p's parent, that holds from
+// the parent up to the outermost root on the way and for no directory above
+// it, so one walk that looks each directory up in roots finds the range.
+func ancestors(p string, roots map[string]struct{}, out *uniq) {
 	if p == "/" {
-		return nil
+		return
 	}
-	var out []string
-	for d := path.Dir(p); ; d = path.Dir(d) {
-		if policy.WithinAny(d, roots) {
-			out = append(out, d)
+	// Find the outermost root above p: the last directory on the walk up
+	// that is itself a root.
+	outer := ""
+	for d := parent(p); ; d = parent(d) {
+		if _, ok := roots[d]; ok {
+			outer = d
 		}
 		if d == "/" {
-			return out
+			break
+		}
+	}
+	if outer == "" {
+		return
+	}
+	for d := parent(p); ; d = parent(d) {
+		out.add(d)
+		if d == outer {
+			return
 		}
 	}
 }
 
-// appendNew appends the values not yet in list, keeping first-seen order.
-func appendNew(list []string, values ...string) []string {
-	for _, v := range values {
-		if !contains(list, v) {
-			list = append(list, v)
-		}
+// parent returns the directory above p, a clean absolute path other than
+// "/", without allocating: path.Dir of a clean path, as a substring.
+func parent(p string) string {
+	i := strings.LastIndexByte(p, '/')
+	if i <= 0 {
+		return "/"
 	}
-	return list
+	return p[:i]
 }
 
-func contains(list []string, v string) bool {
-	for _, x := range list {
-		if x == v {
-			return true
-		}
+// uniq is a list without duplicates in first-seen order, with a set of its
+// members for constant-time look-up.
+type uniq struct {
+	list []string
+	seen map[string]struct{}
+}
+
+func newUniq(n int) *uniq {
+	return &uniq{list: make([]string, 0, n), seen: make(map[string]struct{}, n)}
+}
+
+// add appends v unless it is already in the list.
+func (u *uniq) add(v string) {
+	if _, ok := u.seen[v]; ok {
+		return
 	}
-	return false
+	u.seen[v] = struct{}{}
+	u.list = append(u.list, v)
 }

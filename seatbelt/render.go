@@ -15,6 +15,7 @@ package seatbelt
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/zsandbox/zsandbox/policy"
@@ -80,8 +81,9 @@ func Render(p *policy.Policy, protected []string) (Profile, error) {
 
 // renderer accumulates the profile text and its parameters.
 type renderer struct {
-	b      strings.Builder
-	params []Param
+	b       strings.Builder
+	params  []Param
+	scratch []byte // reused by reuseRule to quote a parameter name
 }
 
 func (r *renderer) text(s string) {
@@ -95,7 +97,7 @@ func (r *renderer) text(s string) {
 func (r *renderer) pathRule(comment, head, prefix string, paths []string, kinds ...string) []string {
 	names := make([]string, len(paths))
 	for i, v := range paths {
-		names[i] = fmt.Sprintf("%s_%d", prefix, i)
+		names[i] = prefix + "_" + strconv.Itoa(i)
 		r.params = append(r.params, Param{Name: names[i], Value: v})
 	}
 	r.reuseRule(comment, head, names, kinds...)
@@ -108,15 +110,22 @@ func (r *renderer) reuseRule(comment, head string, names []string, kinds ...stri
 	if len(names) == 0 {
 		return
 	}
-	lines := []string{"(" + head}
+	r.text(comment)
+	r.text("(")
+	r.text(head)
 	for _, n := range names {
+		r.scratch = strconv.AppendQuote(r.scratch[:0], n) // as %q
 		for _, k := range kinds {
-			lines = append(lines, fmt.Sprintf("  (%s (param %q))", k, n))
+			r.text("\n  (")
+			r.text(k)
+			r.text(" (param ")
+			r.b.Write(r.scratch)
+			r.text("))")
 		}
 	}
 	if strings.HasPrefix(head, "deny ") {
-		lines = append(lines, "  "+tag)
+		r.text("\n  ")
+		r.text(tag)
 	}
-	r.text(comment)
-	r.text(strings.Join(lines, "\n") + ")\n")
+	r.text(")\n")
 }
