@@ -84,6 +84,11 @@ func seccompProfile(p *policy.Policy, rc runConfig) (*specs.LinuxSeccomp, error)
 // compileSeccomp compiles the filter for p; a bad user profile is a usage
 // error, anything else means the sandbox cannot be built.
 func compileSeccomp(p *policy.Policy, rc runConfig) ([]byte, error) {
+	if rc.seccompProfile == "" {
+		if bpf, ok := seccomp.Builtin(p.Network == policy.NetworkDeny); ok {
+			return bpf, nil
+		}
+	}
 	prof, err := seccompProfile(p, rc)
 	if err != nil {
 		return nil, err
