@@ -46,6 +46,11 @@ func execute(p *policy.Policy, argv []string, rc runConfig) error {
 		return err
 	}
 	defer exe.Close()
+	// Before any process starts (the placeholder guard included), so no
+	// descriptor zsandbox inherited reaches one.
+	if err := bwrap.CloseInherited(); err != nil {
+		return sandboxError(err.Error() + "; the command did not run")
+	}
 	ph, err := bwrap.MakePlaceholders(p.Protected)
 	if err != nil {
 		return sandboxError(err.Error() + "; the command did not run")

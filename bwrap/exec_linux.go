@@ -50,7 +50,7 @@ var forwarded = []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, sys
 // Exec runs the plan and returns the command's exit status (128+N when it
 // died of signal N), or a *SetupError when bwrap failed before the command.
 func Exec(r Run) (int, error) {
-	if err := closeInherited(); err != nil {
+	if err := CloseInherited(); err != nil {
 		return 0, err
 	}
 	files, status, err := r.files()
@@ -154,11 +154,11 @@ func closeAll(files []*os.File) {
 	}
 }
 
-// closeInherited marks every descriptor above stderr close-on-exec. Go only
+// CloseInherited marks every descriptor above stderr close-on-exec. Go only
 // sets it on files it opens itself; a descriptor zsandbox inherited (a
 // caller's socket, a terminal, a credential file) would otherwise pass
 // through bwrap into the sandbox.
-func closeInherited() error {
+func CloseInherited() error {
 	err := unix.CloseRange(3, ^uint(0), unix.CLOSE_RANGE_CLOEXEC)
 	if err == nil {
 		return nil
