@@ -27,17 +27,17 @@ func main() {
 			bwrap.Guard(os.Args[2:])
 		}
 	}
-	os.Exit(run(os.Args, os.Stderr))
+	os.Exit(run(os.Args, os.Stdout, os.Stderr))
 }
 
 // run executes the CLI and returns the process exit status.
-func run(args []string, stderr io.Writer) int {
+func run(args []string, stdout, stderr io.Writer) int {
 	app := &cli.App{
 		Name:            "zsandbox",
 		Usage:           "run a command inside an OS sandbox",
 		Version:         versionString(),
 		HideHelpCommand: true,
-		Writer:          os.Stdout,
+		Writer:          stdout,
 		ErrWriter:       stderr,
 		OnUsageError:    onUsageError,
 		ExitErrHandler:  func(*cli.Context, error) {}, // run reports errors itself
