@@ -49,7 +49,8 @@ func (c Config) Command(exe string, argv []string) []string {
 
 // ParseArgs decodes the arguments after Stage2Arg: the Config, and the
 // command after the first "--". Every key must appear as Args writes it:
-// landlock and network exactly once, writable roots absolute.
+// landlock and network exactly once, writable roots absolute. The C stage 2
+// (stage2_linux.c) parses the same way; TestCStage2ParseArgs compares them.
 func ParseArgs(args []string) (Config, []string, error) {
 	var c Config
 	var sawNetwork bool

@@ -46,10 +46,12 @@ func BenchmarkEnforce(b *testing.B) {
 }
 
 // BenchmarkStage2 times whole processes: the command run directly, and run
-// through a minimal stage-2 binary (testdata/stage2) built without cgo and
-// with cgo linked statically (as scripts/build.sh builds zsandbox), with
-// Landlock off (Go start-up and execve only) and auto. It reports the
-// median of the runs; use -benchtime=300x.
+// through a minimal stage-2 binary (testdata/stage2) built without cgo (the
+// Go stage 2: Go start-up and execve) and with cgo linked statically (as
+// scripts/build.sh builds zsandbox; the stage 2 then runs in C, see
+// stage2_linux.c), with Landlock off and auto. It reports the median of the
+// runs; use -benchtime=300x. BenchmarkStage2Binary compares the two in the
+// full zsandbox binary.
 func BenchmarkStage2(b *testing.B) {
 	dir := b.TempDir()
 	nocgo := buildStage2(b, filepath.Join(dir, "stage2-nocgo"), "0")

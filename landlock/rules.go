@@ -119,7 +119,8 @@ func RequiredABI(c Config) int {
 }
 
 // Rules describes what Enforce does for c on a kernel with Landlock ABI abi
-// (0: none).
+// (0: none). The C stage 2 (stage2_linux.c) mirrors Rules, fence and
+// RequireError; TestCStage2Rules compares them.
 func Rules(c Config, abi int) Ruleset {
 	rs := Ruleset{Mode: c.Mode.orAuto(), ABI: max(abi, 0), RequiredABI: RequiredABI(c)}
 	switch {

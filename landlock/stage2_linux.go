@@ -22,6 +22,11 @@ import (
 //
 // It runs before zsandbox parses its command line and does the least it
 // can: no flag parsing, no JSON, a few small allocations.
+//
+// In builds with cgo on glibc (amd64, arm64) this function is not reached:
+// stage2_linux.c does the same in C from a constructor, before the Go
+// runtime starts, unless built with -tags zsandbox_gostage2. Keep the two in
+// step: TestStage2Implementations runs both on the same cases.
 func Stage2(args []string) {
 	c, argv, err := ParseArgs(args)
 	if err != nil {

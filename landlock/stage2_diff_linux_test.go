@@ -1,0 +1,590 @@
+//go:build cgo
+
+package landlock
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/gob"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// The differential test runs every case through both stage 2s: the C one
+// (this test binary, built with cgo: its constructor takes Stage2Arg) and
+// the Go one (the same tests built with CGO_ENABLED=0, as zsandbox is built
+// without cgo), and requires the same exit status, stdout, stderr and
+// effects.
+
+// preExecEnv makes the test binary a launcher: it sets up what the spec in
+// the variable asks for and execve's the spec's argv with its env
+// verbatim. (os/exec would de-duplicate the environment, and cannot start
+// a child with signals ignored or blocked or stdin closed.)
+const preExecEnv = "ZSANDBOX_STAGE2_PREEXEC"
+
+type preExec struct {
+	Argv       []string
+	Env        []string // verbatim: repeated keys, "" and entries without "=" stay
+	Ignore     []int    // signals set to SIG_IGN
+	Block      []int    // signals blocked
+	Close      []int    // descriptors closed
+	NofileSoft uint64   // RLIMIT_NOFILE soft limit, if not 0
+}
+
+func init() {
+	if spec, ok := os.LookupEnv(preExecEnv); ok {
+		os.Exit(runPreExec(spec))
+	}
+}
+
+func runPreExec(spec string) int {
+	raw, err := base64.StdEncoding.DecodeString(spec)
+	if err != nil {
+		return fatalf("preexec: %v", err)
+	}
+	var p preExec
+	if err := gob.NewDecoder(bytes.NewReader(raw)).Decode(&p); err != nil {
+		return fatalf("preexec: %v", err)
+	}
+	runtime.LockOSThread() // the mask is per thread: block and execve here
+	if p.NofileSoft != 0 {
+		var lim unix.Rlimit
+		unix.Getrlimit(unix.RLIMIT_NOFILE, &lim)
+		lim.Cur = p.NofileSoft
+		if err := unix.Setrlimit(unix.RLIMIT_NOFILE, &lim); err != nil {
+			return fatalf("preexec: setrlimit: %v", err)
+		}
+	}
+	for _, sig := range p.Ignore {
+		ign := [4]uint64{1} // SIG_IGN, no flags, empty mask
+		if _, _, e := unix.RawSyscall6(unix.SYS_RT_SIGACTION, uintptr(sig), uintptr(unsafe.Pointer(&ign)), 0, 8, 0, 0); e != 0 {
+			return fatalf("preexec: ignore %d: %v", sig, e)
+		}
+	}
+	for _, fd := range p.Close {
+		unix.Close(fd)
+	}
+	var set uint64
+	for _, sig := range p.Block {
+		set |= 1 << (sig - 1)
+	}
+	unix.RawSyscall6(unix.SYS_RT_SIGPROCMASK, unix.SIG_BLOCK, uintptr(unsafe.Pointer(&set)), 0, 8, 0, 0)
+	err = syscall.Exec(p.Argv[0], p.Argv, p.Env)
+	return fatalf("preexec: exec %q: %v", p.Argv[0], err)
+}
+
+var (
+	goBinOnce sync.Once
+	goBinPath string
+	goBinErr  error
+)
+
+// goStage2Binary is this package's tests built with CGO_ENABLED=0, beside
+// testBinary (so every identity can run it): its stage 2 is the Go one.
+func goStage2Binary(t *testing.T) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds a second test binary")
+	}
+	dir := filepath.Dir(testBinary(t))
+	goBinOnce.Do(func() {
+		goBinPath = filepath.Join(dir, "landlock-nocgo.test")
+		build := exec.Command("go", "test", "-c", "-o", goBinPath, ".")
+		build.Env = append(os.Environ(), "CGO_ENABLED=0")
+		if out, err := build.CombinedOutput(); err != nil {
+			goBinErr = fmt.Errorf("go test -c with CGO_ENABLED=0: %v\n%s", err, out)
+		}
+	})
+	if goBinErr != nil {
+		t.Fatal(goBinErr)
+	}
+	return goBinPath
+}
+
+// diffCase is one stage-2 run. spec builds the launcher's spec around
+// stage2, the stage-2 binary under test; setup runs before each
+// implementation on a fresh fixture; effects describes what the run left
+// behind (compared too); check states what both must do.
+type diffCase struct {
+	name    string
+	setup   func(f *fixture)
+	spec    func(f *fixture, stage2 string) preExec
+	extra   func(t *testing.T) []*os.File
+	stderr  func(t *testing.T) *os.File // instead of a pipe the test reads
+	effects func(f *fixture) string
+	check   func(t *testing.T, f *fixture, r result)
+	// normalize rewrites what legitimately differs between the runs
+	// (ports, process IDs); fixture paths are "$BASE" already.
+	normalize func(string) string
+}
+
+// launch runs c's spec as f's identity through the launcher.
+func (f *fixture) launch(c diffCase, stage2 string) result {
+	f.t.Helper()
+	p := c.spec(f, stage2)
+	if p.Env == nil {
+		p.Env = []string{"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=" + f.base}
+	}
+	var buf bytes.Buffer
+	if err := gob.NewEncoder(&buf).Encode(p); err != nil {
+		f.t.Fatal(err)
+	}
+	cmd := f.command(testBinary(f.t), nil)
+	cmd.Env = []string{preExecEnv + "=" + base64.StdEncoding.EncodeToString(buf.Bytes())}
+	if c.extra != nil {
+		cmd.ExtraFiles = c.extra(f.t)
+	}
+	if c.stderr != nil {
+		cmd.Stderr = c.stderr(f.t)
+		var out bytes.Buffer
+		cmd.Stdout = &out
+		err := cmd.Run()
+		r := result{stdout: out.String()}
+		if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			r.code = 128 + int(ws.Signal())
+		} else if err != nil {
+			r.code = cmd.ProcessState.ExitCode()
+		}
+		return r
+	}
+	return run(f.t, cmd)
+}
+
+// TestStage2Implementations: the C and Go stage 2s behave the same on
+// every case: exit status, stdout, stderr (every message, byte for byte)
+// and what the command could do.
+func TestStage2Implementations(t *testing.T) {
+	if !cStage2() {
+		t.Skip("this build runs the Go stage 2 only")
+	}
+	impls := []struct{ name, bin string }{{"C", testBinary(t)}, {"Go", goStage2Binary(t)}}
+	eachIdentity(t, func(t *testing.T, id identity) {
+		for _, c := range stage2DiffCases(t) {
+			t.Run(c.name, func(t *testing.T) {
+				var rs [2]result
+				var effects [2]string
+				var fixtures [2]*fixture
+				for i, impl := range impls {
+					f := newFixture(t, id)
+					if c.setup != nil {
+						c.setup(f)
+					}
+					rs[i] = f.launch(c, impl.bin)
+					if c.effects != nil {
+						effects[i] = c.effects(f)
+					}
+					fixtures[i] = f
+					// Fixture paths differ between the runs.
+					norm := strings.NewReplacer(f.base, "$BASE", filepath.Base(f.base), "$BASENAME", impl.bin, "$STAGE2")
+					for _, s := range []*string{&rs[i].stdout, &rs[i].stderr, &effects[i]} {
+						*s = norm.Replace(*s)
+						if c.normalize != nil {
+							*s = c.normalize(*s)
+						}
+					}
+				}
+				t.Logf("exit %d\nstdout %q\nstderr %q\neffects %q", rs[0].code, rs[0].stdout, rs[0].stderr, effects[0])
+				if rs[0] != rs[1] || effects[0] != effects[1] {
+					t.Errorf("C and Go differ:\nC:  exit %d\n    stdout %q\n    stderr %q\n    effects %q\nGo: exit %d\n    stdout %q\n    stderr %q\n    effects %q",
+						rs[0].code, rs[0].stdout, rs[0].stderr, effects[0], rs[1].code, rs[1].stdout, rs[1].stderr, effects[1])
+				}
+				if c.check != nil {
+					for i := range impls {
+						c.check(t, fixtures[i], rs[i])
+					}
+				}
+			})
+		}
+	})
+}
+
+// want checks the exit status and output exactly (after "$BASE"
+// substitution).
+func want(code int, stdout, stderr string) func(*testing.T, *fixture, result) {
+	return func(t *testing.T, _ *fixture, r result) {
+		t.Helper()
+		if r.code != code || r.stdout != stdout || r.stderr != stderr {
+			t.Errorf("exit %d, stdout %q, stderr %q; want %d, %q, %q", r.code, r.stdout, r.stderr, code, stdout, stderr)
+		}
+	}
+}
+
+// wantCode checks the exit status only.
+func wantCode(code int) func(*testing.T, *fixture, result) {
+	return func(t *testing.T, _ *fixture, r result) {
+		t.Helper()
+		if r.code != code {
+			t.Errorf("exit %d, want %d\nstdout %q\nstderr %q", r.code, code, r.stdout, r.stderr)
+		}
+	}
+}
+
+// errnoFilter is a seccomp program for bwrap --seccomp that fails system
+// call nr with errno and allows everything else.
+func errnoFilter(t *testing.T, nr uintptr, errno unix.Errno) *os.File {
+	t.Helper()
+	arch := map[string]uint32{"amd64": unix.AUDIT_ARCH_X86_64, "arm64": unix.AUDIT_ARCH_AARCH64}[runtime.GOARCH]
+	if arch == 0 {
+		t.Skipf("no seccomp arch for %s", runtime.GOARCH)
+	}
+	const (
+		ld  = unix.BPF_LD | unix.BPF_W | unix.BPF_ABS
+		jeq = unix.BPF_JMP | unix.BPF_JEQ | unix.BPF_K
+		ret = unix.BPF_RET | unix.BPF_K
+	)
+	prog := []unix.SockFilter{
+		{Code: ld, K: 4},
+		{Code: jeq, K: arch, Jf: 3},
+		{Code: ld, K: 0},
+		{Code: jeq, K: uint32(nr), Jf: 1},
+		{Code: ret, K: unix.SECCOMP_RET_ERRNO | uint32(errno)},
+		{Code: ret, K: unix.SECCOMP_RET_ALLOW},
+	}
+	raw := unsafe.Slice((*byte)(unsafe.Pointer(&prog[0])), len(prog)*int(unsafe.Sizeof(prog[0])))
+	file, err := os.CreateTemp(t.TempDir(), "seccomp-*.bpf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { file.Close() })
+	if _, err := file.Write(raw); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := file.Seek(0, 0); err != nil {
+		t.Fatal(err)
+	}
+	return file
+}
+
+func devNulls(n int) func(t *testing.T) []*os.File {
+	return func(t *testing.T) []*os.File {
+		var fs []*os.File
+		for range n {
+			f, err := os.Open(os.DevNull)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { f.Close() })
+			fs = append(fs, f)
+		}
+		return fs
+	}
+}
+
+// brokenPipe is the write end of a pipe whose read end is closed.
+func brokenPipe(t *testing.T) *os.File {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Close()
+	t.Cleanup(func() { w.Close() })
+	return w
+}
+
+// listFiles describes what is under the fixture's root and outside
+// directories.
+func listFiles(f *fixture) string {
+	var out []string
+	for _, d := range []string{f.root, f.outside, "/dev/shm"} {
+		filepath.Walk(d, func(p string, fi os.FileInfo, err error) error {
+			if err != nil || p == d || (d == "/dev/shm" && !strings.Contains(p, "zs-diff-"+filepath.Base(f.base))) {
+				return nil
+			}
+			s := p + " " + fi.Mode().String()
+			if fi.Mode().IsRegular() {
+				b, _ := os.ReadFile(p)
+				s += " " + strconv.Quote(string(b))
+			}
+			out = append(out, s)
+			return nil
+		})
+	}
+	sort.Strings(out)
+	return strings.Join(out, "\n")
+}
+
+func stage2DiffCases(t *testing.T) []diffCase {
+	auto := func(f *fixture) Config { return Config{Mode: ModeAuto, Writable: []string{f.root}, NetworkDeny: true} }
+	// cmd runs argv under the usual Config.
+	cmd := func(argv ...string) func(f *fixture, stage2 string) preExec {
+		return func(f *fixture, stage2 string) preExec { return preExec{Argv: auto(f).Command(stage2, argv)} }
+	}
+	// withPath is cmd with PATH set (or unset: "").
+	withPath := func(path string, argv ...string) func(f *fixture, stage2 string) preExec {
+		return func(f *fixture, stage2 string) preExec {
+			env := []string{"HOME=" + f.base}
+			if path != "" {
+				env = append(env, "PATH="+strings.ReplaceAll(path, "$BASE", f.base))
+			}
+			return preExec{Argv: auto(f).Command(stage2, argv), Env: env}
+		}
+	}
+	// raw runs a hand-written stage-2 line.
+	raw := func(args ...string) func(f *fixture, stage2 string) preExec {
+		return func(f *fixture, stage2 string) preExec {
+			argv := []string{stage2, Stage2Arg}
+			for _, a := range args {
+				argv = append(argv, strings.ReplaceAll(a, "$BASE", f.base))
+			}
+			return preExec{Argv: argv}
+		}
+	}
+	tools := func(f *fixture) {
+		bin := filepath.Join(f.base, "bin")
+		f.mkdir(filepath.Join(bin, "zsdir"))
+		f.write(filepath.Join(bin, "zstool"), "#!/bin/sh\necho never\n") // not executable
+		f.write(filepath.Join(bin, "noshebang"), "echo script ran \"$0\" \"$@\"\n")
+		f.write(filepath.Join(f.base, "zslocal"), "#!/bin/sh\necho local\n")
+		os.Chmod(filepath.Join(bin, "noshebang"), 0o755)
+		os.Chmod(filepath.Join(f.base, "zslocal"), 0o755)
+		os.Symlink("loop", filepath.Join(bin, "loop"))
+		// A directory only root can search, with an executable inside.
+		locked := filepath.Join(f.base, "locked")
+		os.MkdirAll(filepath.Join(locked, "sub"), 0o755)
+		os.WriteFile(filepath.Join(locked, "zshidden"), []byte("#!/bin/sh\necho hidden\n"), 0o755)
+		os.Chown(locked, 0, 0)
+		os.Chmod(locked, 0o700)
+	}
+	binPATH := "$BASE/bin:/usr/bin:/bin"
+	// Not through sh: dash clears the signal mask.
+	sigStatus := []string{"grep", "-E", "^Sig(Blk|Ign)", "/proc/self/status"}
+	signals := preExec{
+		Ignore: []int{1, 2, 3, 10, 13, 15, 17, 20, 23, 28, 33, 34, 40, 64},
+		Block:  []int{1, 2, 10, 13, 15, 17, 21, 23, 27, 32, 33, 40, 64},
+	}
+	withSignals := func(env ...string) func(f *fixture, stage2 string) preExec {
+		return func(f *fixture, stage2 string) preExec {
+			p := signals
+			p.Argv = auto(f).Command(stage2, sigStatus)
+			p.Env = append([]string{"PATH=/usr/bin:/bin"}, env...)
+			return p
+		}
+	}
+	bwrap := func(f *fixture, filter bool, c Config, stage2 string, argv ...string) []string {
+		b := findBwrap(t)
+		args := []string{b, "--dev-bind", "/", "/"}
+		if filter {
+			args = append(args, "--seccomp", "3")
+		}
+		return append(args, c.Command(stage2, argv)...)
+	}
+
+	cases := []diffCase{
+		{name: "success prints nothing", spec: cmd("true"), check: want(0, "", "")},
+		{name: "exit status and output pass through", spec: cmd("sh", "-c", "echo out; echo err >&2; exit 7"), check: want(7, "out\n", "err\n")},
+		{name: "death by signal passes through", spec: cmd("sh", "-c", "kill -TERM $$"), check: want(128+15, "", "")},
+		{name: "not found", spec: cmd("no-such-command-zs"), check: want(127, "", "zsandbox: error: no-such-command-zs: command not found\n")},
+		{name: "not found, bytes that are not UTF-8", spec: cmd("zs\xff\xfe\n\u200b"), check: wantCode(127)},
+		{name: "empty name", spec: cmd(""), check: want(127, "", "zsandbox: error: \"\": command not found\n")},
+		{name: "missing path", spec: cmd("/nonexistent-zs/x"), check: want(127, "", "zsandbox: error: /nonexistent-zs/x: no such file or directory\n")},
+		{name: "not a directory", spec: cmd("/etc/passwd/x"), check: want(127, "", "zsandbox: error: /etc/passwd/x: not a directory\n")},
+		{name: "not executable by path", setup: tools, spec: func(f *fixture, s string) preExec {
+			return preExec{Argv: auto(f).Command(s, []string{f.base + "/bin/zstool"})}
+		}, check: want(126, "", "zsandbox: error: $BASE/bin/zstool: cannot execute: permission denied\n")},
+		{name: "not executable on PATH", setup: tools, spec: withPath(binPATH, "zstool"), check: want(126, "", "zsandbox: error: zstool: cannot execute: permission denied\n")},
+		{name: "directory by path", setup: tools, spec: func(f *fixture, s string) preExec {
+			return preExec{Argv: auto(f).Command(s, []string{f.base + "/bin/zsdir"})}
+		}, check: want(126, "", "zsandbox: error: $BASE/bin/zsdir: cannot execute: permission denied\n")},
+		{name: "directory on PATH", setup: tools, spec: withPath(binPATH, "zsdir"), check: want(126, "", "zsandbox: error: zsdir: cannot execute: permission denied\n")},
+		{name: "symlink loop", setup: tools, spec: func(f *fixture, s string) preExec {
+			return preExec{Argv: auto(f).Command(s, []string{f.base + "/bin/loop"})}
+		}, check: want(126, "", "zsandbox: error: $BASE/bin/loop: cannot execute: too many levels of symbolic links\n")},
+		{name: "name too long", spec: withPath("/usr/bin:/bin", strings.Repeat("z", 300)), check: want(126, "", "zsandbox: error: /usr/bin/"+strings.Repeat("z", 300)+": cannot execute: file name too long\n")},
+		{name: "script without #! on PATH runs with sh", setup: tools, spec: withPath(binPATH, "noshebang", "a b", "--"), check: want(0, "script ran $BASE/bin/noshebang a b --\n", "")},
+		{name: "script without #! by path", setup: tools, spec: func(f *fixture, s string) preExec {
+			return preExec{Argv: auto(f).Command(s, []string{f.base + "/bin/noshebang", "x"})}
+		}, check: want(0, "script ran $BASE/bin/noshebang x\n", "")},
+		{name: "not in the cwd without an empty PATH entry", setup: tools, spec: withPath("/usr/bin:/bin", "zslocal"), check: wantCode(127)},
+		{name: "empty PATH entry is the cwd", setup: tools, spec: withPath("/usr/bin::/bin", "zslocal"), check: want(0, "local\n", "")},
+		{name: "trailing empty PATH entry is the cwd", setup: tools, spec: withPath("/usr/bin:", "zslocal"), check: want(0, "local\n", "")},
+		{name: "PATH entries that are files or missing are skipped", spec: withPath("/etc/passwd:/nonexistent-zs:/usr/bin:/bin", "true"), check: want(0, "", "")},
+		{name: "unset PATH is /bin:/usr/bin", spec: withPath("", "sh", "-c", "echo ran; env | grep -c PATH="), check: want(1, "ran\n0\n", "")},
+		{name: "unsearchable PATH directory hides nothing", setup: tools, spec: withPath("$BASE/locked:/usr/bin:/bin", "zshidden"),
+			check: func(t *testing.T, f *fixture, r result) {
+				if f.id.uid == 0 {
+					want(0, "hidden\n", "")(t, f, r) // root searches anything
+				} else {
+					want(127, "", "zsandbox: error: zshidden: command not found\n")(t, f, r)
+				}
+			}},
+		{name: "unsearchable PATH directory, found later", setup: tools, spec: withPath("$BASE/locked:/usr/bin:/bin", "true"), check: want(0, "", "")},
+		{name: "first PATH wins", spec: func(f *fixture, s string) preExec {
+			return preExec{Argv: auto(f).Command(s, []string{"sh", "-c", "echo $PATH"}), Env: []string{"PATH=/nonexistent-zs", "PATH=/usr/bin:/bin"}}
+		}, check: want(127, "", "zsandbox: error: sh: command not found\n")},
+		{name: "environment as os.Environ passes it", spec: func(f *fixture, s string) preExec {
+			return preExec{Argv: auto(f).Command(s, []string{"/usr/bin/env"}), Env: []string{
+				"A=1", "", "NOEQUALS", "A=2", "NOEQUALS", "=x", "=y", "B=", "B=3", "PATH=/usr/bin:/bin", "GOTRACEBACK=all", "GODEBUG=x=1", "C=\xff"}}
+		}, check: want(0, "A=1\nNOEQUALS\nNOEQUALS\n=x\nB=\nPATH=/usr/bin:/bin\nGOTRACEBACK=all\nGODEBUG=x=1\nC=\xff\n", "")},
+		{name: "arguments pass through", spec: cmd("sh", "-c", `printf '[%s]' "$@"`, "sh", "--", "", "landlock=off", "a\nb", "\xff"), check: want(0, "[--][][landlock=off][a\nb][\xff]", "")},
+
+		// Malformed stage-2 lines: nothing runs.
+		{name: "bad: no network", effects: listFiles, spec: raw("landlock=auto", "--", "touch", "$BASE/root/ran"), check: want(127, "", "zsandbox: error: stage 2: no network= argument; the command did not run\n")},
+		{name: "bad: no --", spec: raw("landlock=auto", "network=deny", "true")},
+		{name: "bad: no command", spec: raw("landlock=auto", "network=deny", "--")},
+		{name: "bad: nothing", spec: raw()},
+		{name: "bad: mode", spec: raw("landlock=maybe\xff\u200b\"", "network=deny", "--", "true")},
+		{name: "bad: empty mode", spec: raw("landlock=", "network=deny", "--", "true")},
+		{name: "bad: mode twice", spec: raw("landlock=off", "landlock=off", "network=deny", "--", "true")},
+		{name: "bad: network", spec: raw("landlock=auto", "network=\tdeny", "--", "true")},
+		{name: "bad: network twice", spec: raw("landlock=auto", "network=deny", "network=deny", "--", "true")},
+		{name: "bad: relative root", spec: raw("landlock=auto", "network=deny", "writable=\xc0\x80rel\U0001F600", "--", "true")},
+		{name: "bad: unknown", spec: raw("landlock=auto", "network=deny", "hide=/x\\y", "--", "true")},
+		{name: "bad, stderr a broken pipe: killed by SIGPIPE", spec: raw("landlock=auto", "--", "true"), stderr: brokenPipe, check: wantCode(128 + 13)},
+		{name: "bad, stderr a broken pipe, SIGPIPE ignored and blocked", spec: func(f *fixture, s string) preExec {
+			return preExec{Argv: []string{s, Stage2Arg, "--"}, Ignore: []int{13}, Block: []int{13}}
+		}, stderr: brokenPipe, check: wantCode(128 + 13)},
+
+		// Building the fence.
+		{name: "missing writable root", spec: raw("landlock=auto", "network=deny", "writable=$BASE/missing\n\xff\u200b", "--", "true"),
+			check: want(127, "", "zsandbox: error: landlock: landlock rule for \"$BASE/missing\\n\\xff\\u200b\": no such file or directory; the command did not run\n")},
+		{name: "writable root in an unsearchable directory", setup: tools, spec: raw("landlock=auto", "network=deny", "writable=$BASE/locked/sub", "--", "true"),
+			check: func(t *testing.T, f *fixture, r result) {
+				if f.id.uid == 0 {
+					want(0, "", "")(t, f, r)
+				} else {
+					want(127, "", "zsandbox: error: landlock: landlock rule for \"$BASE/locked/sub\": permission denied; the command did not run\n")(t, f, r)
+				}
+			}},
+		{name: "roots that are files, devices, / and repeated", effects: listFiles, setup: func(f *fixture) { f.write(f.root+"/file", "old\n") }, spec: raw(
+			"landlock=require", "network=deny", "writable=$BASE/root/file", "writable=/dev/null", "writable=/", "writable=$BASE/root", "writable=$BASE/root",
+			"--", "sh", "-c", "echo new > $BASE/root/file && echo ok")},
+		{name: "many roots", effects: listFiles, setup: func(f *fixture) {
+			for i := range 100 {
+				f.mkdir(f.root + "/d" + strconv.Itoa(i))
+			}
+		}, spec: func(f *fixture, s string) preExec {
+			c := Config{Mode: ModeAuto, NetworkDeny: true}
+			for i := range 100 {
+				c.Writable = append(c.Writable, f.root+"/d"+strconv.Itoa(i))
+			}
+			return preExec{Argv: c.Command(s, []string{"sh", "-c", "echo x > " + f.root + "/d99/f; echo y > " + f.root + "/f"})}
+		}, check: wantCode(2)},
+		{name: "landlock off: no fence, no no_new_privs", effects: listFiles, spec: func(f *fixture, s string) preExec {
+			return preExec{Argv: Config{Mode: ModeOff}.Command(s, []string{"sh", "-c", "grep NoNewPrivs /proc/self/status; echo x > " + f.outside + "/out"})}
+		}, check: want(0, "NoNewPrivs:\t0\n", "")},
+
+		// What the runtime would have done.
+		{name: "signal dispositions and mask", spec: withSignals()},
+		{name: "signal mask, GODEBUG asyncpreemptoff", spec: withSignals("GODEBUG=asyncpreemptoff=1")},
+		{name: "signal mask, GODEBUG overridden", spec: withSignals("GODEBUG=asyncpreemptoff=1,gccheckmark=x,asyncpreemptoff=+0,x")},
+		{name: "signal mask, GODEBUG gccheckmark", spec: withSignals("GODEBUG=gccheckmark=1")},
+		{name: "signal mask, GODEBUG negative", spec: withSignals("GODEBUG=asyncpreemptoff=-1")},
+		{name: "signal mask, GODEBUG out of range", spec: withSignals("GODEBUG=asyncpreemptoff=1,asyncpreemptoff=2147483648")},
+		{name: "signal mask, second GODEBUG ignored", spec: withSignals("GODEBUG=", "GODEBUG=asyncpreemptoff=1")},
+		{name: "closed stdin and stdout are /dev/null", spec: func(f *fixture, s string) preExec {
+			return preExec{Argv: auto(f).Command(s, []string{"sh", "-c", `x=$(readlink /proc/$$/fd/0 /proc/$$/fd/1); echo "$x" >&2`}), Close: []int{0, 1}}
+		}, check: want(0, "", "/dev/null\n/dev/null\n")},
+		{name: "inherited descriptors do not reach the command", extra: devNulls(3), spec: cmd("sh", "-c", "ls /proc/self/fd | sort -n | tr '\\n' ' '"),
+			check: want(0, "0 1 2 3 ", "")}, // 3: the directory ls reads
+		{name: "RLIMIT_NOFILE as inherited", spec: func(f *fixture, s string) preExec {
+			return preExec{Argv: auto(f).Command(s, []string{"sh", "-c", "ulimit -Sn"}), NofileSoft: 512}
+		}, check: want(0, "512\n", "")},
+	}
+
+	if ABI() >= 6 {
+		ids := regexp.MustCompile(`(connect-tcp|kill):[0-9]+|zsandbox-landlock-test-[0-9a-f]+`)
+		cases = append(cases, diffCase{
+			name: "the fence holds", effects: listFiles, normalize: func(s string) string { return ids.ReplaceAllString(s, "$1:ID") },
+			spec: func(f *fixture, s string) preExec {
+				l := newListeners(t, f)
+				probes := []string{
+					"create:" + f.root + "/new", "create:" + f.outside + "/new", "write:" + f.outside + "/file",
+					"truncate:" + f.outside + "/file", "mkdir:" + f.outside + "/d", "connect-tcp:" + strconv.Itoa(l.tcpPort),
+					"bind-tcp:0", "connect-abstract:" + l.abstract, "kill:" + strconv.Itoa(l.victim.Process.Pid) + ":15",
+					"write:/dev/null", "read:/etc/passwd",
+				}
+				t.Cleanup(func() {
+					if !l.victimAlive() || l.tcpHits.Load() != 0 || l.unixHits.Load() != 0 {
+						t.Errorf("attack reached outside: victim alive %v, tcp %d, unix %d", l.victimAlive(), l.tcpHits.Load(), l.unixHits.Load())
+					}
+				})
+				// The command is the probe helper with Landlock off: it only
+				// probes the domain stage 2 put it in.
+				command := append([]string{testBinary(t)}, Config{Mode: ModeOff}.Command("", probes)[2:]...)
+				c := Config{Mode: ModeRequire, Writable: []string{f.root}, NetworkDeny: true}
+				return preExec{Argv: c.Command(s, command), Env: []string{"PATH=/usr/bin:/bin", helperEnv + "=probe"}}
+			},
+			check: func(t *testing.T, f *fixture, r result) {
+				for _, p := range []string{"create:$BASE/outside/new -> EACCES", "connect-tcp:", "kill:"} {
+					if !strings.Contains(r.stdout, p) {
+						t.Errorf("no %q in\n%s", p, r.stdout)
+					}
+				}
+				if strings.Contains(r.stdout, "kill:") && !strings.Contains(r.stdout, ":15 -> EPERM") {
+					t.Errorf("kill was not refused:\n%s", r.stdout)
+				}
+			},
+		})
+	}
+	if _, err := exec.LookPath("bwrap"); err == nil && ABI() >= 6 {
+		cases = append(cases,
+			diffCase{name: "bwrap: require without Landlock", extra: func(t *testing.T) []*os.File {
+				return []*os.File{errnoFilter(t, unix.SYS_LANDLOCK_CREATE_RULESET, unix.ENOSYS)}
+			}, effects: listFiles, spec: func(f *fixture, s string) preExec {
+				c := Config{Mode: ModeRequire, Writable: []string{f.root}, NetworkDeny: true}
+				return preExec{Argv: bwrap(f, true, c, s, "touch", f.root+"/ran")}
+			}, check: want(127, "", "zsandbox: error: --landlock require: this kernel has no Landlock; the command did not run\n"+
+				"zsandbox: hint: Landlock needs Linux 5.13 or newer with landlock in the lsm= boot parameter (see /sys/kernel/security/lsm); or use --landlock auto to run with bubblewrap alone\n")},
+			diffCase{name: "bwrap: auto without Landlock", extra: func(t *testing.T) []*os.File {
+				return []*os.File{errnoFilter(t, unix.SYS_LANDLOCK_CREATE_RULESET, unix.ENOSYS)}
+			}, effects: listFiles, spec: func(f *fixture, s string) preExec {
+				return preExec{Argv: bwrap(f, true, auto(f), s, "sh", "-c", "echo x > "+f.outside+"/out; grep NoNewPrivs /proc/self/status")}
+			}, check: wantCode(0)},
+			diffCase{name: "bwrap: landlock_create_ruleset fails", extra: func(t *testing.T) []*os.File {
+				return []*os.File{errnoFilter(t, unix.SYS_LANDLOCK_ADD_RULE, unix.EPERM)}
+			}, spec: func(f *fixture, s string) preExec {
+				return preExec{Argv: bwrap(f, true, auto(f), s, "true")}
+			}, check: want(127, "", "zsandbox: error: landlock: landlock rule for \"/\" (execute read_file read_dir): operation not permitted; the command did not run\n")},
+			diffCase{name: "bwrap: landlock_restrict_self fails", extra: func(t *testing.T) []*os.File {
+				return []*os.File{errnoFilter(t, unix.SYS_LANDLOCK_RESTRICT_SELF, unix.E2BIG)}
+			}, spec: func(f *fixture, s string) preExec {
+				return preExec{Argv: bwrap(f, true, auto(f), s, "true")}
+			}, check: want(127, "", "zsandbox: error: landlock: landlock_restrict_self: too many nested Landlock domains: argument list too long; the command did not run\n")},
+			diffCase{name: "bwrap: no close_range, descriptors still closed", extra: func(t *testing.T) []*os.File {
+				return append(devNulls(3)(t), errnoFilter(t, unix.SYS_CLOSE_RANGE, unix.ENOSYS)) // 3, 4, 5; the filter on 6
+			}, spec: func(f *fixture, s string) preExec {
+				b := findBwrap(t)
+				args := []string{b, "--dev-bind", "/", "/", "--seccomp", "6"}
+				return preExec{Argv: append(args, auto(f).Command(s, []string{"sh", "-c", "ls /proc/self/fd | sort -n | tr '\\n' ' '"})...)}
+			}, check: want(0, "0 1 2 3 ", "")},
+			diffCase{name: "bwrap: no close_range and no /proc", extra: func(t *testing.T) []*os.File {
+				return []*os.File{errnoFilter(t, unix.SYS_CLOSE_RANGE, unix.ENOSYS)}
+			}, spec: func(f *fixture, s string) preExec {
+				b := findBwrap(t)
+				args := []string{b, "--ro-bind", "/", "/", "--tmpfs", "/proc", "--seccomp", "3"}
+				return preExec{Argv: append(args, auto(f).Command(s, []string{"true"})...)}
+			}, check: want(127, "", "zsandbox: error: closing inherited descriptors: function not implemented; the command did not run\n")},
+			diffCase{name: "bwrap: devices in a fresh /dev", effects: listFiles, spec: func(f *fixture, s string) preExec {
+				b := findBwrap(t)
+				shm := "/dev/shm/zs-diff-" + filepath.Base(f.base)
+				probes := []string{"write:/dev/null", "read:/dev/zero", "write:/dev/full", "pty", "create:" + shm,
+					"create:" + f.root + "/new", "create:/dev/zsfile", "mknod:/dev/zsfifo"}
+				command := append([]string{testBinary(t)}, Config{Mode: ModeOff}.Command("", probes)[2:]...)
+				c := Config{Mode: ModeRequire, Writable: []string{f.root}, NetworkDeny: true}
+				args := []string{b, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--bind", f.root, f.root,
+					"--unshare-all", "--new-session", "--die-with-parent", "--cap-drop", "ALL", "--"}
+				return preExec{Argv: append(args, c.Command(s, command)...), Env: []string{"PATH=/usr/bin:/bin", helperEnv + "=probe"}}
+			}, check: func(t *testing.T, f *fixture, r result) {
+				for _, p := range []string{"pty -> ok", "write:/dev/null -> ok", "create:/dev/zsfile -> EACCES", "mknod:/dev/zsfifo -> EACCES"} {
+					if !strings.Contains(r.stdout, p) {
+						t.Errorf("no %q in\n%s", p, r.stdout)
+					}
+				}
+			}},
+		)
+	}
+	return cases
+}

@@ -1,0 +1,1471 @@
+//go:build linux && cgo
+
+// Stage 2 in C: zsandbox's Landlock stage 2, run from an ELF constructor
+// before the Go runtime starts (the technique runc's nsenter uses).
+//
+// bwrap runs "zsandbox __stage2 CONFIG... -- COMMAND..." (Config.Command).
+// Starting a static cgo Go binary costs about 1.4 ms, and execve from a
+// multi-threaded Go process another 0.6 ms; this constructor sees argv[1]
+// == "__stage2" and does the whole stage 2 itself, single-threaded, before
+// main: it never returns. Any other argv[1] returns at once.
+//
+// It is a line-by-line mirror of the Go stage 2, which stays the
+// implementation of builds without cgo:
+//
+//   parse_args       ParseArgs (args.go)
+//   make_plan, ...   Rules, Check, RequireError (rules.go, access.go)
+//   enforce          enforce, rulesetFD, addPathRule, restrictSelf
+//                    (enforce_linux.go)
+//   close_inherited  closeInherited (stage2_linux.go)
+//   run_command      execvp, searchPath, execFile (stage2_linux.go)
+//
+// and of what the Go runtime itself does before Stage2 runs that the
+// command can still see: checkfds (reopen a closed stdin/out/err on
+// /dev/null), signal dispositions and mask (mirror_go_signals), and
+// os.Environ's de-duplication (go_environ). Messages use Go's spelling:
+// %q quoting (buf_quote) and Go's errno texts (stage2_tables_linux.h,
+// generated). stage2_diff_linux_test.go runs both implementations on the
+// same cases and compares exit status, output and effects; the test hooks
+// at the end compare the pieces (rules for every ABI, quoting, errno texts)
+// with the Go functions directly.
+//
+// Memory: the only allocations are message buffers, the environment array,
+// the PATH candidate buffer and, for a script without #!, the /bin/sh
+// argv, each sized from the actual strings with overflow checks; running
+// out of memory exits 127 with a message. No fixed-size buffer ever holds a
+// path or an argument. The path rules are never collected: rule_at walks
+// the arguments again for each (as allowRules, quadratic in the roots).
+
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "stage2_linux.h"
+#include "stage2_tables_linux.h"
+
+// The constructor acts only where the mirror is exact: glibc passes
+// (argc, argv, envp) to constructors (musl does not), and the errno texts
+// and signal numbers below are those of linux/amd64 and linux/arm64.
+// Elsewhere, and with -tags zsandbox_gostage2, the Go stage 2 runs.
+#if defined(__GLIBC__) && (defined(__x86_64__) || defined(__aarch64__)) && \
+	!defined(ZS_GO_STAGE2) && !defined(ZS_NO_ERRNO_TABLE)
+#define ZS_ACTIVE 1
+#else
+#define ZS_ACTIVE 0
+#endif
+
+// System call numbers, in case the build host's headers predate them (the
+// same on every architecture with the generic table, and on x86_64).
+#ifndef SYS_landlock_create_ruleset
+#define SYS_landlock_create_ruleset 444
+#endif
+#ifndef SYS_landlock_add_rule
+#define SYS_landlock_add_rule 445
+#endif
+#ifndef SYS_landlock_restrict_self
+#define SYS_landlock_restrict_self 446
+#endif
+#ifndef SYS_close_range
+#define SYS_close_range 436
+#endif
+
+#define ZS_CREATE_RULESET_VERSION 1U
+#define ZS_RULE_PATH_BENEATH 1
+#define ZS_CLOSE_RANGE_CLOEXEC 4U
+
+// struct landlock_ruleset_attr up to scoped, as enforce_linux.go passes it.
+struct zs_ruleset_attr {
+	uint64_t handled_fs;
+	uint64_t handled_net;
+	uint64_t scoped;
+};
+
+// struct landlock_path_beneath_attr (packed in the kernel's header too).
+struct zs_path_beneath_attr {
+	uint64_t allowed_access;
+	int32_t parent_fd;
+} __attribute__((packed));
+
+// ---- Access rights (access.go) -------------------------------------------
+
+#define FS_EXECUTE (1ULL << 0)
+#define FS_WRITE_FILE (1ULL << 1)
+#define FS_READ_FILE (1ULL << 2)
+#define FS_READ_DIR (1ULL << 3)
+#define FS_REMOVE_DIR (1ULL << 4)
+#define FS_REMOVE_FILE (1ULL << 5)
+#define FS_MAKE_CHAR (1ULL << 6)
+#define FS_MAKE_DIR (1ULL << 7)
+#define FS_MAKE_REG (1ULL << 8)
+#define FS_MAKE_SOCK (1ULL << 9)
+#define FS_MAKE_FIFO (1ULL << 10)
+#define FS_MAKE_BLOCK (1ULL << 11)
+#define FS_MAKE_SYM (1ULL << 12)
+#define FS_REFER (1ULL << 13)       // ABI 2
+#define FS_TRUNCATE (1ULL << 14)    // ABI 3
+#define FS_IOCTL_DEV (1ULL << 15)   // ABI 5
+#define FS_RESOLVE_UNIX (1ULL << 16) // ABI 9
+
+#define NET_BIND_TCP (1ULL << 0)         // ABI 4
+#define NET_CONNECT_TCP (1ULL << 1)      // ABI 4
+#define NET_BIND_UDP (1ULL << 2)         // ABI 10
+#define NET_CONNECT_SEND_UDP (1ULL << 3) // ABI 10
+
+#define SCOPE_ABSTRACT_UNIX_SOCKET (1ULL << 0) // ABI 6
+#define SCOPE_SIGNAL (1ULL << 1)               // ABI 6
+
+// fileAccess, readAccess, writeAccess, deviceAccess (access.go, rules.go).
+#define FILE_ACCESS (FS_EXECUTE | FS_WRITE_FILE | FS_READ_FILE | FS_TRUNCATE | FS_IOCTL_DEV)
+#define READ_ACCESS (FS_EXECUTE | FS_READ_FILE | FS_READ_DIR)
+#define WRITE_ACCESS                                                                          \
+	(FS_WRITE_FILE | FS_REMOVE_DIR | FS_REMOVE_FILE | FS_MAKE_CHAR | FS_MAKE_DIR |        \
+	 FS_MAKE_REG | FS_MAKE_SOCK | FS_MAKE_FIFO | FS_MAKE_BLOCK | FS_MAKE_SYM | FS_REFER | \
+	 FS_TRUNCATE | FS_IOCTL_DEV)
+#define DEVICE_ACCESS (FS_WRITE_FILE | FS_TRUNCATE | FS_IOCTL_DEV)
+
+static const char *const zs_fs_names[] = {
+	"execute", "write_file", "read_file", "read_dir", "remove_dir", "remove_file",
+	"make_char", "make_dir", "make_reg", "make_sock", "make_fifo", "make_block",
+	"make_sym", "refer", "truncate", "ioctl_dev", "resolve_unix",
+};
+
+// fsAt, netAt, scopeAt.
+static uint64_t fs_at(int abi)
+{
+	uint64_t a = 0;
+	if (abi >= 1)
+		a = (FS_MAKE_SYM << 1) - 1;
+	if (abi >= 2)
+		a |= FS_REFER;
+	if (abi >= 3)
+		a |= FS_TRUNCATE;
+	if (abi >= 5)
+		a |= FS_IOCTL_DEV;
+	if (abi >= 9)
+		a |= FS_RESOLVE_UNIX;
+	return a;
+}
+
+static uint64_t net_at(int abi)
+{
+	uint64_t a = 0;
+	if (abi >= 4)
+		a = NET_BIND_TCP | NET_CONNECT_TCP;
+	if (abi >= 10)
+		a |= NET_BIND_UDP | NET_CONNECT_SEND_UDP;
+	return a;
+}
+
+static uint64_t scope_at(int abi)
+{
+	return abi >= 6 ? SCOPE_ABSTRACT_UNIX_SOCKET | SCOPE_SIGNAL : 0;
+}
+
+// ---- Growable message buffer ----------------------------------------------
+
+struct zs_buf {
+	char *p;
+	size_t len, cap;
+};
+
+static void zs_oom(void) __attribute__((noreturn));
+static void zs_oom(void)
+{
+	static const char msg[] = "zsandbox: error: stage 2: out of memory; the command did not run\n";
+	ssize_t n = write(2, msg, sizeof msg - 1);
+	(void)n;
+	_exit(127);
+}
+
+static void buf_put(struct zs_buf *b, const void *s, size_t n)
+{
+	if (n == 0)
+		return;
+	if (n > SIZE_MAX / 4 - b->len)
+		zs_oom();
+	if (b->len + n > b->cap) {
+		size_t cap = b->cap ? b->cap : 256;
+		while (cap < b->len + n)
+			cap *= 2;
+		char *p = realloc(b->p, cap);
+		if (p == NULL)
+			zs_oom();
+		b->p = p;
+		b->cap = cap;
+	}
+	memcpy(b->p + b->len, s, n);
+	b->len += n;
+}
+
+static void buf_str(struct zs_buf *b, const char *s) { buf_put(b, s, strlen(s)); }
+
+static void buf_byte(struct zs_buf *b, char c) { buf_put(b, &c, 1); }
+
+static void buf_uint(struct zs_buf *b, unsigned long long v)
+{
+	char d[24];
+	size_t i = sizeof d;
+	do {
+		d[--i] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v != 0);
+	buf_put(b, d + i, sizeof d - i);
+}
+
+static void buf_hex(struct zs_buf *b, unsigned long long v, int digits)
+{
+	static const char hex[] = "0123456789abcdef";
+	for (int i = digits - 1; i >= 0; i--)
+		buf_byte(b, hex[(v >> (4 * i)) & 0xf]);
+}
+
+// buf_errno spells e as syscall.Errno.Error does.
+static void buf_errno(struct zs_buf *b, int e)
+{
+	size_t n = sizeof zs_errnames / sizeof zs_errnames[0];
+	if (e >= 0 && (size_t)e < n && zs_errnames[e] != NULL) {
+		buf_str(b, zs_errnames[e]);
+		return;
+	}
+	buf_str(b, "errno ");
+	if (e < 0) {
+		buf_byte(b, '-');
+		buf_uint(b, -(long long)e);
+	} else {
+		buf_uint(b, (unsigned)e);
+	}
+}
+
+// buf_fs_names is AccessFS.String: the rights' names, space-separated.
+static void buf_fs_names(struct zs_buf *b, uint64_t a)
+{
+	int first = 1;
+	for (unsigned i = 0; a != 0; i++, a >>= 1) {
+		if ((a & 1) == 0)
+			continue;
+		if (!first)
+			buf_byte(b, ' ');
+		first = 0;
+		if (i < sizeof zs_fs_names / sizeof zs_fs_names[0]) {
+			buf_str(b, zs_fs_names[i]);
+		} else {
+			buf_str(b, "bit");
+			buf_uint(b, i);
+		}
+	}
+}
+
+// ---- %q: strconv.Quote ------------------------------------------------------
+
+// utf8_decode is utf8.DecodeRuneInString: the rune at s[:n] and its width,
+// or 0xFFFD and width 1 for anything but a valid, shortest encoding of a
+// scalar value.
+static size_t utf8_decode(const unsigned char *s, size_t n, uint32_t *r)
+{
+	unsigned c = s[0];
+	unsigned lo = 0x80, hi = 0xBF;
+	size_t w;
+	if (c < 0x80) {
+		*r = c;
+		return 1;
+	}
+	if (c >= 0xC2 && c <= 0xDF) {
+		w = 2;
+	} else if (c >= 0xE0 && c <= 0xEF) {
+		w = 3;
+		if (c == 0xE0)
+			lo = 0xA0;
+		else if (c == 0xED)
+			hi = 0x9F;
+	} else if (c >= 0xF0 && c <= 0xF4) {
+		w = 4;
+		if (c == 0xF0)
+			lo = 0x90;
+		else if (c == 0xF4)
+			hi = 0x8F;
+	} else {
+		goto bad;
+	}
+	if (n < w || s[1] < lo || s[1] > hi)
+		goto bad;
+	for (size_t i = 2; i < w; i++)
+		if (s[i] < 0x80 || s[i] > 0xBF)
+			goto bad;
+	switch (w) {
+	case 2:
+		*r = (c & 0x1F) << 6 | (s[1] & 0x3F);
+		break;
+	case 3:
+		*r = (c & 0x0F) << 12 | (uint32_t)(s[1] & 0x3F) << 6 | (s[2] & 0x3F);
+		break;
+	default:
+		*r = (c & 0x07) << 18 | (uint32_t)(s[1] & 0x3F) << 12 | (uint32_t)(s[2] & 0x3F) << 6 |
+		     (s[3] & 0x3F);
+	}
+	return w;
+bad:
+	*r = 0xFFFD;
+	return 1;
+}
+
+// is_print is strconv.IsPrint (binary search in the generated ranges).
+static int is_print(uint32_t r)
+{
+	size_t lo = 0, hi = sizeof zs_print_ranges / sizeof zs_print_ranges[0];
+	while (lo < hi) {
+		size_t m = lo + (hi - lo) / 2;
+		if (r < zs_print_ranges[m][0])
+			hi = m;
+		else if (r > zs_print_ranges[m][1])
+			lo = m + 1;
+		else
+			return 1;
+	}
+	return 0;
+}
+
+// buf_quote appends s[:n] quoted as strconv.Quote (fmt's %q) does.
+static void buf_quote(struct zs_buf *b, const char *s, size_t n)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	buf_byte(b, '"');
+	for (size_t i = 0; i < n;) {
+		uint32_t r;
+		size_t w = utf8_decode(u + i, n - i, &r);
+		if (w == 1 && r == 0xFFFD) { // an invalid byte
+			buf_str(b, "\\x");
+			buf_hex(b, u[i], 2);
+			i++;
+			continue;
+		}
+		if (r == '"' || r == '\\') {
+			buf_byte(b, '\\');
+			buf_byte(b, (char)r);
+		} else if (is_print(r)) {
+			buf_put(b, s + i, w);
+		} else {
+			switch (r) {
+			case '\a': buf_str(b, "\\a"); break;
+			case '\b': buf_str(b, "\\b"); break;
+			case '\f': buf_str(b, "\\f"); break;
+			case '\n': buf_str(b, "\\n"); break;
+			case '\r': buf_str(b, "\\r"); break;
+			case '\t': buf_str(b, "\\t"); break;
+			case '\v': buf_str(b, "\\v"); break;
+			default:
+				if (r < ' ' || r == 0x7F) {
+					buf_str(b, "\\x");
+					buf_hex(b, r, 2);
+				} else if (r < 0x10000) {
+					buf_str(b, "\\u");
+					buf_hex(b, r, 4);
+				} else {
+					buf_str(b, "\\U");
+					buf_hex(b, r, 8);
+				}
+			}
+		}
+		i += w;
+	}
+	buf_byte(b, '"');
+}
+
+static void buf_quote_str(struct zs_buf *b, const char *s) { buf_quote(b, s, strlen(s)); }
+
+// ---- Exiting as the Go stage 2 does ------------------------------------------
+
+// die_by_sigpipe ends the process as Go does after EPIPE on stderr
+// (os.epipecheck → dieFromSignal): killed by SIGPIPE.
+static void die_by_sigpipe(void) __attribute__((noreturn));
+static void die_by_sigpipe(void)
+{
+	struct sigaction sa;
+	sigset_t set;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = SIG_DFL;
+	sigaction(SIGPIPE, &sa, NULL);
+	sigemptyset(&set);
+	sigaddset(&set, SIGPIPE);
+	sigprocmask(SIG_UNBLOCK, &set, NULL);
+	raise(SIGPIPE);
+	_exit(2); // Go's last resort too
+}
+
+// write_stderr writes p[:n] whole, as os.File.Write does: it retries after
+// EINTR and short writes, waits out EAGAIN, dies by SIGPIPE on EPIPE and
+// gives up on any other error.
+static void write_stderr(const char *p, size_t n)
+{
+	while (n > 0) {
+		ssize_t w = write(2, p, n);
+		if (w > 0) {
+			p += w;
+			n -= (size_t)w;
+			continue;
+		}
+		if (w == 0)
+			return;
+		if (errno == EINTR)
+			continue;
+		if (errno == EAGAIN || errno == EWOULDBLOCK) {
+			struct pollfd pfd = {.fd = 2, .events = POLLOUT};
+			if (poll(&pfd, 1, -1) >= 0 || errno == EINTR)
+				continue;
+			return;
+		}
+		if (errno == EPIPE)
+			die_by_sigpipe();
+		return;
+	}
+}
+
+// die is Stage2's die: "zsandbox: error: MSG" and an optional hint line,
+// in one write, then exit.
+static void die(int code, const struct zs_buf *msg, const char *hint) __attribute__((noreturn));
+static void die(int code, const struct zs_buf *msg, const char *hint)
+{
+	struct zs_buf b = {0};
+	buf_str(&b, "zsandbox: error: ");
+	buf_put(&b, msg->p, msg->len);
+	buf_byte(&b, '\n');
+	if (hint != NULL && hint[0] != '\0') {
+		buf_str(&b, "zsandbox: hint: ");
+		buf_str(&b, hint);
+		buf_byte(&b, '\n');
+	}
+	write_stderr(b.p, b.len);
+	_exit(code);
+}
+
+// die_not_run ends msg with "; the command did not run" and dies with 127.
+static void die_not_run(struct zs_buf *msg, const char *hint) __attribute__((noreturn));
+static void die_not_run(struct zs_buf *msg, const char *hint)
+{
+	buf_str(msg, "; the command did not run");
+	die(127, msg, hint);
+}
+
+// ---- What the Go runtime does first -----------------------------------------
+
+// go_fatal mirrors a runtime throw at start-up: its first lines, status 2
+// (the Go runtime adds a stack trace).
+static void go_fatal(struct zs_buf *msg) __attribute__((noreturn));
+static void go_fatal(struct zs_buf *msg)
+{
+	buf_str(msg, "\nfatal error: cannot open standard fds\n");
+	write_stderr(msg->p, msg->len);
+	_exit(2);
+}
+
+// mirror_go_checkfds is runtime.checkfds: a closed stdin, stdout or stderr
+// is opened on /dev/null (and stays open in the command).
+static void mirror_go_checkfds(void)
+{
+	for (int fd = 0; fd < 3; fd++) {
+		if (fcntl(fd, F_GETFD) >= 0)
+			continue;
+		int e = errno;
+		struct zs_buf b = {0};
+		if (e != EBADF) {
+			buf_str(&b, "runtime: unexpected error while checking standard file descriptor ");
+			buf_uint(&b, (unsigned)fd);
+			buf_str(&b, ", errno=");
+			buf_uint(&b, (unsigned)e);
+			go_fatal(&b);
+		}
+		int r = open("/dev/null", O_RDWR);
+		if (r < 0) {
+			buf_str(&b, "runtime: standard file descriptor ");
+			buf_uint(&b, (unsigned)fd);
+			buf_str(&b, " closed, unable to open /dev/null, errno=");
+			buf_uint(&b, (unsigned)e); // sic: Go prints fcntl's errno
+			go_fatal(&b);
+		}
+		if (r != fd) {
+			buf_str(&b, "runtime: opened unexpected file descriptor ");
+			buf_uint(&b, (unsigned)r);
+			buf_str(&b, " when attempting to open ");
+			buf_uint(&b, (unsigned)fd);
+			go_fatal(&b);
+		}
+	}
+}
+
+// env_lookup is gogetenv/lookupEnv: the value of the first KEY= in env.
+static const char *env_lookup(char *const *env, const char *key)
+{
+	size_t n = strlen(key);
+	for (; *env != NULL; env++)
+		if (strncmp(*env, key, n) == 0 && (*env)[n] == '=')
+			return *env + n + 1;
+	return NULL;
+}
+
+// parse_int32 is strconv.ParseInt(s[:n], 10, 32) without the error.
+static int parse_int32(const char *s, size_t n, long *out)
+{
+	size_t i = 0;
+	int neg = 0;
+	long long v = 0;
+	if (n > 0 && (s[0] == '+' || s[0] == '-')) {
+		neg = s[0] == '-';
+		i = 1;
+	}
+	if (i == n)
+		return 0;
+	for (; i < n; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return 0;
+		v = v * 10 + (s[i] - '0');
+		if (v > 2147483648LL)
+			return 0;
+	}
+	if (neg)
+		v = -v;
+	if (v > 2147483647LL)
+		return 0;
+	*out = (long)v;
+	return 1;
+}
+
+// go_async_preempt says whether the Go runtime would use its preemption
+// signal (SIGURG), i.e. GODEBUG sets neither asyncpreemptoff nor
+// gccheckmark (runtime.parsedebugvars: fields left to right, the last valid
+// value wins).
+static int go_async_preempt(char *const *envp)
+{
+	const char *g = env_lookup(envp, "GODEBUG");
+	long off = 0, checkmark = 0;
+	while (g != NULL && *g != '\0') {
+		const char *comma = strchr(g, ',');
+		size_t n = comma ? (size_t)(comma - g) : strlen(g);
+		const char *eq = memchr(g, '=', n);
+		if (eq != NULL) {
+			size_t klen = (size_t)(eq - g);
+			const char *v = eq + 1;
+			size_t vlen = n - klen - 1;
+			long x;
+			if (klen == 15 && memcmp(g, "asyncpreemptoff", 15) == 0 && parse_int32(v, vlen, &x))
+				off = x;
+			if (klen == 11 && memcmp(g, "gccheckmark", 11) == 0 && parse_int32(v, vlen, &x))
+				checkmark = x;
+		}
+		g = comma ? comma + 1 : NULL;
+	}
+	if (checkmark > 0)
+		off = 1;
+	return off == 0;
+}
+
+// go_takes_signal says whether the Go runtime (built without cgo, the Go
+// stage 2's build) installs its handler for sig at start-up, so that a
+// SIG_IGN inherited for it is SIG_DFL again after execve (runtime.initsig,
+// sigInstallGoHandler, sigtab_linux_generic.go). SIGHUP and SIGINT keep an
+// inherited SIG_IGN; SIGCONT and the stop signals (_SigDefault) and the
+// libc-internal 32 and 34 (_SigSetStack) are left alone; 33 is Go's
+// per-thread syscall signal without cgo.
+static int go_takes_signal(int sig)
+{
+	switch (sig) {
+	case SIGHUP:
+	case SIGINT:
+	case SIGKILL:
+	case SIGSTOP:
+	case SIGCONT:
+	case SIGTSTP:
+	case SIGTTIN:
+	case SIGTTOU:
+	case 32:
+	case 34:
+		return 0;
+	}
+	return sig >= 1 && sig <= 64;
+}
+
+// go_unblocks_signal says whether every Go thread unblocks sig
+// (minitSignalMask: !blockableSig — _SigUnblock, _SigKill or _SigThrow,
+// and the preemption signal unless async preemption is off).
+static int go_unblocks_signal(int sig, int preempt)
+{
+	switch (sig) {
+	case SIGHUP:
+	case SIGINT:
+	case SIGQUIT:
+	case SIGILL:
+	case SIGTRAP:
+	case SIGABRT:
+	case SIGBUS:
+	case SIGFPE:
+	case SIGSEGV:
+	case SIGTERM:
+	case SIGSTKFLT:
+	case SIGCHLD:
+	case SIGPROF:
+	case SIGSYS:
+	case 32:
+	case 33:
+	case 34:
+		return 1;
+	case SIGURG:
+		return preempt;
+	}
+	return 0;
+}
+
+// mirror_go_signals leaves the signal dispositions and mask as the Go stage
+// 2 hands them to the command. Raw system calls: glibc refuses 32 and 33.
+// A kernel struct sigaction fits in 4 longs on amd64 and arm64; the handler
+// comes first, and all zeros is SIG_DFL with no flags and an empty mask.
+static void mirror_go_signals(int preempt)
+{
+	static const unsigned long dfl[4];
+	uint64_t unblock = 0;
+	for (int sig = 1; sig <= 64; sig++) {
+		unsigned long old[4] = {0};
+		if (go_takes_signal(sig) && syscall(SYS_rt_sigaction, sig, NULL, old, 8) == 0 &&
+		    old[0] == (unsigned long)SIG_IGN)
+			syscall(SYS_rt_sigaction, sig, dfl, NULL, 8);
+		if (go_unblocks_signal(sig, preempt))
+			unblock |= 1ULL << (sig - 1);
+	}
+	syscall(SYS_rt_sigprocmask, SIG_UNBLOCK, &unblock, NULL, 8);
+}
+
+// go_environ is os.Environ() in the Go stage 2: the process's environment
+// with every "" and every repeated KEY= after the first dropped
+// (syscall.copyenv), after the runtime's secure mode (AT_SECURE) has set
+// every GOTRACEBACK= to none, adding one if there was none
+// (runtime.secureEnv). The array is malloc'd; the strings are envp's.
+static char **go_environ(char **envp, int secure)
+{
+	static char traceback_none[] = "GOTRACEBACK=none";
+	size_t n = 0;
+	while (envp[n] != NULL)
+		n++;
+	if (n > (SIZE_MAX / sizeof(char *)) / 4 - 2)
+		zs_oom();
+	size_t total = n + 1; // + the GOTRACEBACK secure mode may add
+	size_t slots = 16;    // open-addressing set of keys, at most half full
+	while (slots < 2 * total)
+		slots *= 2;
+	char **out = malloc((total + 1) * sizeof *out);
+	size_t *set = calloc(slots, sizeof *set); // 0 free, else 1 + index in out
+	if (out == NULL || set == NULL)
+		zs_oom();
+	size_t k = 0;
+	int traceback = 0;
+	for (size_t i = 0; i < total; i++) {
+		char *s;
+		if (i < n) {
+			s = envp[i];
+			if (secure && strncmp(s, "GOTRACEBACK=", 12) == 0) {
+				s = traceback_none;
+				traceback = 1;
+			}
+		} else if (secure && !traceback) {
+			s = traceback_none;
+		} else {
+			break;
+		}
+		if (s[0] == '\0')
+			continue;
+		const char *eq = strchr(s, '=');
+		if (eq != NULL) {
+			size_t klen = (size_t)(eq - s);
+			uint64_t h = 14695981039346656037ULL; // FNV-1a
+			for (size_t j = 0; j < klen; j++)
+				h = (h ^ (unsigned char)s[j]) * 1099511628211ULL;
+			size_t pos = (size_t)h & (slots - 1);
+			int dup = 0;
+			while (set[pos] != 0) {
+				const char *e = out[set[pos] - 1];
+				// strncmp stops at e's end, so e[klen] is inside e.
+				if (strncmp(e, s, klen) == 0 && e[klen] == '=') {
+					dup = 1;
+					break;
+				}
+				pos = (pos + 1) & (slots - 1);
+			}
+			if (dup)
+				continue;
+			set[pos] = k + 1;
+		}
+		out[k++] = s;
+	}
+	out[k] = NULL;
+	free(set);
+	return out;
+}
+
+// ---- ParseArgs (args.go) ----------------------------------------------------
+
+enum { MODE_UNSET, MODE_AUTO, MODE_REQUIRE, MODE_OFF };
+
+// zs_config is Config: items are the arguments before "--", the writable
+// roots among them in order (no copy is made).
+struct zs_config {
+	int mode;
+	int deny;
+	char **items;
+	int nitems;
+};
+
+#define KEY_MODE "landlock="
+#define KEY_NETWORK "network="
+#define KEY_WRITABLE "writable="
+
+static int has_prefix(const char *s, const char *prefix)
+{
+	return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+static const char *mode_name(int mode)
+{
+	switch (mode) {
+	case MODE_AUTO: return "auto";
+	case MODE_REQUIRE: return "require";
+	case MODE_OFF: return "off";
+	}
+	return "";
+}
+
+// parse_args is ParseArgs on args[:n]: it returns the index of the "--"
+// before the command, or -1 with the error in err.
+static int parse_args(int n, char **args, struct zs_config *c, struct zs_buf *err)
+{
+	int saw_network = 0;
+	memset(c, 0, sizeof *c);
+	buf_str(err, "stage 2: ");
+	for (int i = 0; i < n; i++) {
+		const char *a = args[i];
+		if (strcmp(a, "--") == 0) { // finishArgs
+			if (c->mode == MODE_UNSET) {
+				buf_str(err, "no landlock= argument");
+				return -1;
+			}
+			if (!saw_network) {
+				buf_str(err, "no network= argument");
+				return -1;
+			}
+			if (i + 1 >= n) {
+				buf_str(err, "no command");
+				return -1;
+			}
+			c->items = args;
+			c->nitems = i;
+			return i;
+		}
+		if (has_prefix(a, KEY_MODE)) { // parseModeArg, ParseMode
+			const char *v = a + strlen(KEY_MODE);
+			int m = MODE_UNSET;
+			if (c->mode != MODE_UNSET) {
+				buf_str(err, "landlock= given twice");
+				return -1;
+			}
+			if (strcmp(v, "auto") == 0)
+				m = MODE_AUTO;
+			else if (strcmp(v, "require") == 0)
+				m = MODE_REQUIRE;
+			else if (strcmp(v, "off") == 0)
+				m = MODE_OFF;
+			else if (v[0] != '\0') {
+				buf_str(err, "--landlock ");
+				buf_quote_str(err, v);
+				buf_str(err, ": must be auto, require or off");
+				return -1;
+			}
+			if (v[0] == '\0') {
+				buf_str(err, "landlock= is empty");
+				return -1;
+			}
+			c->mode = m;
+		} else if (has_prefix(a, KEY_NETWORK)) { // parseNetworkArg
+			const char *v = a + strlen(KEY_NETWORK);
+			if (saw_network) {
+				buf_str(err, "network= given twice");
+				return -1;
+			}
+			saw_network = 1;
+			if (strcmp(v, "deny") == 0) {
+				c->deny = 1;
+			} else if (strcmp(v, "allow") != 0) {
+				buf_str(err, "network=");
+				buf_quote_str(err, v);
+				buf_str(err, ": must be allow or deny");
+				return -1;
+			}
+		} else if (has_prefix(a, KEY_WRITABLE)) { // parseWritableArg
+			const char *v = a + strlen(KEY_WRITABLE);
+			if (v[0] != '/') {
+				buf_str(err, "writable root ");
+				buf_quote_str(err, v);
+				buf_str(err, ": not an absolute path");
+				return -1;
+			}
+		} else {
+			buf_str(err, "unknown argument ");
+			buf_quote_str(err, a);
+			return -1;
+		}
+	}
+	buf_str(err, "no \"--\" before the command");
+	return -1;
+}
+
+// ---- Rules and Check (rules.go) --------------------------------------------
+
+enum { ST_ENFORCED, ST_OFF, ST_UNAVAILABLE, ST_REFUSED };
+
+static const char *const zs_status_names[] = {"enforced", "off", "unavailable", "refused"};
+
+// zs_fence is fence(c): deny_only items are there under --network deny.
+static const struct {
+	const char *what;
+	int abi, required, deny_only;
+} zs_fence[] = {
+	{"writes outside the writable roots", 1, 1, 0},
+	{"truncation of files outside the writable roots", 3, 1, 0},
+	{"TCP connect and bind", 4, 1, 1},
+	{"signals to processes outside the sandbox", 6, 1, 0},
+	{"connections to abstract unix sockets outside the sandbox", 6, 1, 0},
+	{"connections to pathname unix sockets made outside the sandbox", 9, 0, 1},
+	{"UDP bind and send", 10, 0, 1},
+};
+
+#define ZS_FENCE_LEN ((int)(sizeof zs_fence / sizeof zs_fence[0]))
+
+// zs_plan is the Ruleset without its paths (see rule_at) and gaps.
+struct zs_plan {
+	int status, abi, required;
+	uint64_t fs, net, scoped;
+};
+
+static int required_abi(int deny)
+{
+	int need = 0;
+	for (int i = 0; i < ZS_FENCE_LEN; i++)
+		if ((deny || !zs_fence[i].deny_only) && zs_fence[i].required && zs_fence[i].abi > need)
+			need = zs_fence[i].abi;
+	return need;
+}
+
+// make_plan is Rules(c, abi) but for the paths.
+static void make_plan(const struct zs_config *c, int abi, struct zs_plan *p)
+{
+	memset(p, 0, sizeof *p);
+	p->abi = abi > 0 ? abi : 0;
+	p->required = required_abi(c->deny);
+	if (c->mode == MODE_OFF) {
+		p->status = ST_OFF;
+		return;
+	}
+	if (c->mode == MODE_REQUIRE && p->abi < p->required)
+		p->status = ST_REFUSED;
+	else if (p->abi == 0)
+		p->status = ST_UNAVAILABLE;
+	else
+		p->status = ST_ENFORCED;
+	if (p->status != ST_ENFORCED)
+		return;
+	p->fs = fs_at(p->abi);
+	if (c->deny)
+		p->net = net_at(p->abi); // no port is allowed
+	else
+		p->fs &= ~FS_RESOLVE_UNIX;
+	p->scoped = scope_at(p->abi);
+}
+
+// kernelFor.
+static void buf_kernel_for(struct zs_buf *b, int abi)
+{
+	static const char *const releases[] = {NULL, "5.13", "5.19", "6.2", "6.7", "6.10", "6.12", "6.15"};
+	if (abi > 0 && abi < (int)(sizeof releases / sizeof releases[0])) {
+		buf_str(b, releases[abi]);
+		return;
+	}
+	buf_str(b, "a release with Landlock ABI ");
+	if (abi < 0) {
+		buf_byte(b, '-');
+		buf_uint(b, -(long long)abi);
+	} else {
+		buf_uint(b, (unsigned)abi);
+	}
+}
+
+// require_message is RequireError's Error (into msg) and Hint (into hint)
+// for a refused plan.
+static void require_message(const struct zs_config *c, const struct zs_plan *p, struct zs_buf *msg,
+			    struct zs_buf *hint)
+{
+	if (p->abi == 0) {
+		buf_str(msg, "--landlock require: this kernel has no Landlock");
+		buf_str(hint, "Landlock needs Linux 5.13 or newer with landlock in the lsm= boot parameter "
+			      "(see /sys/kernel/security/lsm); or use --landlock auto to run with bubblewrap alone");
+		return;
+	}
+	buf_str(msg, "--landlock require: the kernel offers Landlock ABI ");
+	buf_uint(msg, (unsigned)p->abi);
+	buf_str(msg, ", the policy needs ABI ");
+	buf_uint(msg, (unsigned)p->required);
+	buf_str(msg, " (missing: ");
+	int first = 1;
+	for (int i = 0; i < ZS_FENCE_LEN; i++) {
+		if ((c->deny || !zs_fence[i].deny_only) && zs_fence[i].required && zs_fence[i].abi > p->abi) {
+			if (!first)
+				buf_str(msg, "; ");
+			first = 0;
+			buf_str(msg, zs_fence[i].what);
+		}
+	}
+	buf_byte(msg, ')');
+	buf_str(hint, "Landlock ABI ");
+	buf_uint(hint, (unsigned)p->required);
+	buf_str(hint, " needs Linux ");
+	buf_kernel_for(hint, p->required);
+	buf_str(hint, " or newer; or use --landlock auto to enforce what ABI ");
+	buf_uint(hint, (unsigned)p->abi);
+	buf_str(hint, " can");
+}
+
+// allowRules' list, before merging, is "/" (read), each writable root (read
+// and every write right), the devices (device rights, if they exist) and
+// the device directories (read and write, if they exist).
+static const char *const zs_devices[] = {"/dev/null", "/dev/zero", "/dev/full", "/dev/tty", "/dev/ptmx", "/dev/pts"};
+static const char *const zs_device_dirs[] = {"/dev/shm"};
+
+#define ZS_NDEVICES ((int)(sizeof zs_devices / sizeof zs_devices[0]))
+#define ZS_NDEVICE_DIRS ((int)(sizeof zs_device_dirs / sizeof zs_device_dirs[0]))
+
+struct zs_rule {
+	const char *path;
+	uint64_t access;
+	int if_exists;
+};
+
+static int cand_count(const struct zs_config *c) { return 1 + c->nitems + ZS_NDEVICES + ZS_NDEVICE_DIRS; }
+
+// cand_at is entry i of that list: 0 is "/", 1..nitems the items (0 is
+// returned for an item that is not a writable root), then the devices.
+static int cand_at(const struct zs_config *c, int i, struct zs_rule *r)
+{
+	if (i == 0) {
+		*r = (struct zs_rule){"/", READ_ACCESS, 0};
+		return 1;
+	}
+	i--;
+	if (i < c->nitems) {
+		if (!has_prefix(c->items[i], KEY_WRITABLE))
+			return 0;
+		*r = (struct zs_rule){c->items[i] + strlen(KEY_WRITABLE), READ_ACCESS | WRITE_ACCESS, 0};
+		return 1;
+	}
+	i -= c->nitems;
+	if (i < ZS_NDEVICES) {
+		*r = (struct zs_rule){zs_devices[i], DEVICE_ACCESS, 1};
+		return 1;
+	}
+	i -= ZS_NDEVICES;
+	if (i < ZS_NDEVICE_DIRS) {
+		*r = (struct zs_rule){zs_device_dirs[i], READ_ACCESS | WRITE_ACCESS, 1};
+		return 1;
+	}
+	return 0;
+}
+
+// rule_at is allowRules' merging: the rule for entry i's path with the
+// rights of every entry naming it (cut to handled), present-only if every
+// one is. It returns 0 when i is not a rule's first entry, so that walking
+// i upwards yields allowRules' rules in its order.
+static int rule_at(const struct zs_config *c, uint64_t handled, int i, struct zs_rule *r)
+{
+	struct zs_rule o;
+	int n = cand_count(c);
+	if (!cand_at(c, i, r))
+		return 0;
+	for (int j = 0; j < i; j++)
+		if (cand_at(c, j, &o) && strcmp(o.path, r->path) == 0)
+			return 0;
+	r->access &= handled;
+	for (int j = i + 1; j < n; j++) {
+		if (cand_at(c, j, &o) && strcmp(o.path, r->path) == 0) {
+			r->access |= o.access & handled;
+			r->if_exists = r->if_exists && o.if_exists;
+		}
+	}
+	return 1;
+}
+
+// ---- Enforce (enforce_linux.go) --------------------------------------------
+
+// landlock_abi is ABI(): 0 without Landlock or when the call fails.
+static int landlock_abi(void)
+{
+	long v = syscall(SYS_landlock_create_ruleset, NULL, 0, ZS_CREATE_RULESET_VERSION);
+	return v < 0 || v > 0x7fffffff ? 0 : (int)v;
+}
+
+// rule_error starts "landlock: landlock rule for %q".
+static void rule_error(struct zs_buf *b, const char *path)
+{
+	buf_str(b, "landlock: landlock rule for ");
+	buf_quote_str(b, path);
+}
+
+// add_path_rule is addPathRule and openRulePath (never NoFollow here). It
+// dies on failure, after closing the ruleset.
+static void add_path_rule(int ruleset, const struct zs_rule *r)
+{
+	struct zs_buf b = {0};
+	if (r->path[0] != '/') {
+		close(ruleset);
+		rule_error(&b, r->path);
+		buf_str(&b, ": not an absolute path");
+		die_not_run(&b, NULL);
+	}
+	int fd = open(r->path, O_PATH | O_CLOEXEC);
+	if (fd < 0) {
+		int e = errno;
+		if (r->if_exists && e == ENOENT)
+			return;
+		close(ruleset);
+		rule_error(&b, r->path);
+		buf_str(&b, ": ");
+		buf_errno(&b, e);
+		die_not_run(&b, NULL);
+	}
+	struct stat st;
+	if (fstat(fd, &st) != 0) {
+		int e = errno;
+		close(fd);
+		close(ruleset);
+		rule_error(&b, r->path);
+		buf_str(&b, ": ");
+		buf_errno(&b, e);
+		die_not_run(&b, NULL);
+	}
+	uint64_t access = r->access;
+	if ((st.st_mode & S_IFMT) != S_IFDIR)
+		access &= FILE_ACCESS; // the kernel refuses directory rights on a file
+	if (access == 0) {         // nothing to allow (the kernel refuses an empty rule)
+		close(fd);
+		return;
+	}
+	struct zs_path_beneath_attr attr = {.allowed_access = access, .parent_fd = fd};
+	if (syscall(SYS_landlock_add_rule, ruleset, ZS_RULE_PATH_BENEATH, &attr, 0) != 0) {
+		int e = errno;
+		close(fd);
+		close(ruleset);
+		rule_error(&b, r->path);
+		buf_str(&b, " (");
+		buf_fs_names(&b, access);
+		buf_str(&b, "): ");
+		buf_errno(&b, e);
+		die_not_run(&b, NULL);
+	}
+	close(fd);
+}
+
+// enforce is enforce(c, false) with Stage2's error handling: it restricts
+// this (only) thread or dies with 127.
+static void enforce(const struct zs_config *c)
+{
+	struct zs_plan p;
+	struct zs_buf msg = {0};
+	make_plan(c, landlock_abi(), &p);
+	if (p.status == ST_REFUSED) {
+		struct zs_buf hint = {0};
+		require_message(c, &p, &msg, &hint);
+		buf_byte(&hint, '\0');
+		die_not_run(&msg, hint.p);
+	}
+	if (p.status != ST_ENFORCED)
+		return;
+
+	// rulesetFD: network rights handled with no port rule deny every
+	// TCP (and, from ABI 10, UDP) connect and bind.
+	struct zs_ruleset_attr attr = {.handled_fs = p.fs, .handled_net = p.net, .scoped = p.scoped};
+	long ruleset = syscall(SYS_landlock_create_ruleset, &attr, sizeof attr, 0);
+	if (ruleset < 0) {
+		int e = errno;
+		buf_str(&msg, "landlock: landlock_create_ruleset: ");
+		buf_errno(&msg, e);
+		die_not_run(&msg, NULL);
+	}
+	for (int i = 0, n = cand_count(c); i < n; i++) {
+		struct zs_rule r;
+		if (rule_at(c, p.fs, i, &r))
+			add_path_rule((int)ruleset, &r);
+	}
+
+	// restrictSelf: no_new_privs (landlock_restrict_self requires it of an
+	// unprivileged thread; it also keeps setuid programs from escaping).
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) {
+		int e = errno;
+		buf_str(&msg, "landlock: prctl(PR_SET_NO_NEW_PRIVS): ");
+		buf_errno(&msg, e);
+		die_not_run(&msg, NULL);
+	}
+	if (syscall(SYS_landlock_restrict_self, (int)ruleset, 0) != 0) {
+		int e = errno;
+		buf_str(&msg, "landlock: landlock_restrict_self: ");
+		if (e == E2BIG)
+			buf_str(&msg, "too many nested Landlock domains: ");
+		buf_errno(&msg, e);
+		die_not_run(&msg, NULL);
+	}
+	close((int)ruleset);
+}
+
+// ---- closeInherited (stage2_linux.go) ----------------------------------------
+
+// parse_atoi is strconv.Atoi for a directory entry's name.
+static int parse_atoi(const char *s, long long *out)
+{
+	size_t i = 0;
+	int neg = 0;
+	unsigned long long v = 0;
+	if (s[0] == '+' || s[0] == '-') {
+		neg = s[0] == '-';
+		i = 1;
+	}
+	if (s[i] == '\0')
+		return 0;
+	for (; s[i] != '\0'; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return 0;
+		if (v > (1ULL << 63) / 10)
+			return 0;
+		v = v * 10 + (unsigned)(s[i] - '0');
+		if (v > (1ULL << 63))
+			return 0;
+	}
+	if (!neg && v > (1ULL << 63) - 1)
+		return 0;
+	*out = neg ? (long long)(0 - v) : (long long)v;
+	return 1;
+}
+
+struct zs_dirent64 {
+	uint64_t d_ino;
+	int64_t d_off;
+	unsigned short d_reclen;
+	unsigned char d_type;
+	char d_name[];
+};
+
+// close_inherited marks every descriptor above stderr close-on-exec (the
+// one bwrap executed zsandbox from included); before Linux 5.11, through
+// /proc/self/fd. It dies when neither works.
+static void close_inherited(void)
+{
+	if (syscall(SYS_close_range, 3U, ~0U, ZS_CLOSE_RANGE_CLOEXEC) == 0)
+		return;
+	int err = errno;
+	int dir = open("/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dir >= 0) {
+		// 8-byte aligned, as struct linux_dirent64 needs.
+		uint64_t buf[1024];
+		for (;;) {
+			long n = syscall(SYS_getdents64, dir, buf, sizeof buf);
+			if (n == 0) {
+				close(dir);
+				return;
+			}
+			if (n < 0) {
+				if (errno == EINTR)
+					continue;
+				break; // as os.ReadDir failing: report close_range's error
+			}
+			for (long off = 0; off < n;) {
+				const struct zs_dirent64 *d = (const void *)((const char *)buf + off);
+				long long fd;
+				if (d->d_reclen == 0)
+					break;
+				off += d->d_reclen;
+				if (parse_atoi(d->d_name, &fd) && fd > 2 && fd <= 0x7fffffff)
+					fcntl((int)fd, F_SETFD, FD_CLOEXEC);
+			}
+		}
+		close(dir);
+	}
+	struct zs_buf msg = {0};
+	buf_str(&msg, "closing inherited descriptors: ");
+	buf_errno(&msg, err);
+	die_not_run(&msg, NULL);
+}
+
+// ---- execvp (stage2_linux.go) ------------------------------------------------
+
+// exec_file is execFile: execve file, and a file the kernel cannot execute
+// (ENOEXEC: a script without #!) with /bin/sh. It returns only on failure,
+// with execve's first errno.
+static int exec_file(const char *file, char **argv, char **env)
+{
+	execve(file, argv, env);
+	int e = errno;
+	if (e == ENOEXEC) {
+		size_t argc = 0;
+		while (argv[argc] != NULL)
+			argc++;
+		if (argc > SIZE_MAX / sizeof(char *) - 2)
+			zs_oom();
+		char **sh = malloc((argc + 2) * sizeof *sh);
+		if (sh == NULL)
+			zs_oom();
+		sh[0] = (char *)"/bin/sh";
+		sh[1] = (char *)file;
+		for (size_t i = 1; i <= argc; i++) // argv[1:] and its NULL
+			sh[i + 1] = argv[i];
+		execve("/bin/sh", sh, env); // on failure, report ENOEXEC
+		free(sh);
+	}
+	return e;
+}
+
+// die_exec is die(code, NAME+mid+errno text).
+static void die_exec(int code, const char *name, const char *mid, int e) __attribute__((noreturn));
+static void die_exec(int code, const char *name, const char *mid, int e)
+{
+	struct zs_buf msg = {0};
+	buf_str(&msg, name);
+	buf_str(&msg, mid);
+	buf_errno(&msg, e);
+	die(code, &msg, NULL);
+}
+
+// run_command is execvp: a name with a slash as is, any other on each
+// entry of PATH in turn (unset: /bin:/usr/bin; an empty entry is the
+// current directory). It never returns: 127 when nothing was found, 126
+// when something was found but could not be executed.
+static void run_command(char **argv, char **env) __attribute__((noreturn));
+static void run_command(char **argv, char **env)
+{
+	const char *name = argv[0];
+	struct zs_buf msg = {0};
+	if (name[0] == '\0') {
+		buf_str(&msg, "\"\": command not found");
+		die(127, &msg, NULL);
+	}
+	if (strchr(name, '/') != NULL) {
+		int e = exec_file(name, argv, env);
+		if (e == ENOENT || e == ENOTDIR)
+			die_exec(127, name, ": ", e);
+		die_exec(126, name, ": cannot execute: ", e);
+	}
+	const char *path = env_lookup(env, "PATH");
+	if (path == NULL)
+		path = "/bin:/usr/bin";
+
+	// searchPath: the longest candidate is the longest entry (or ".") +
+	// "/" + name.
+	size_t plen = strlen(path), nlen = strlen(name);
+	if (plen > SIZE_MAX / 2 || nlen > SIZE_MAX / 2 - 3)
+		zs_oom();
+	char *file = malloc(plen + nlen + 3);
+	if (file == NULL)
+		zs_oom();
+	int denied = 0;
+	for (const char *dir = path;;) {
+		const char *colon = strchr(dir, ':');
+		size_t dlen = colon != NULL ? (size_t)(colon - dir) : strlen(dir);
+		if (dlen == 0) {
+			file[0] = '.';
+			dlen = 1;
+		} else {
+			memcpy(file, dir, dlen);
+		}
+		file[dlen] = '/';
+		memcpy(file + dlen + 1, name, nlen + 1);
+		int e = exec_file(file, argv, env);
+		switch (e) {
+		case EACCES: {
+			// A PATH directory the user cannot search hides nothing
+			// from us: only a file that is there but not executable
+			// makes this a 126, as in bash.
+			struct stat st;
+			denied = denied || stat(file, &st) == 0;
+			break;
+		}
+		case ENOENT:
+		case ENOTDIR:
+		case ESTALE:
+		case ENODEV:
+		case ETIMEDOUT:
+			break;
+		default:
+			die_exec(126, file, ": cannot execute: ", e);
+		}
+		if (colon == NULL)
+			break;
+		dir = colon + 1;
+	}
+	if (denied) {
+		buf_str(&msg, name);
+		buf_str(&msg, ": cannot execute: permission denied");
+		die(126, &msg, NULL);
+	}
+	buf_str(&msg, name);
+	buf_str(&msg, ": command not found");
+	die(127, &msg, NULL);
+}
+
+// ---- Stage2 -----------------------------------------------------------------
+
+// stage2 is Stage2(args[:n]) in a fresh process, preceded by what the Go
+// runtime would have done. args[n] is NULL.
+static void stage2(int n, char **args, char **envp) __attribute__((noreturn));
+static void stage2(int n, char **args, char **envp)
+{
+	int secure = getauxval(AT_SECURE) != 0;
+	mirror_go_checkfds();
+	mirror_go_signals(go_async_preempt(envp));
+
+	struct zs_config c;
+	struct zs_buf err = {0};
+	int sep = parse_args(n, args, &c, &err);
+	if (sep < 0)
+		die_not_run(&err, NULL);
+	// Only this thread exists: the domain and no_new_privs cover the
+	// process, and execve keeps them.
+	enforce(&c);
+	close_inherited();
+	run_command(args + sep + 1, go_environ(envp, secure));
+}
+
+// zs_stage2_ctor runs before main (and so before the Go runtime). glibc
+// passes constructors main's arguments, in static binaries too.
+__attribute__((constructor, used)) static void zs_stage2_ctor(int argc, char **argv, char **envp)
+{
+#if ZS_ACTIVE
+	if (argc >= 2 && argv != NULL && argv[1] != NULL && envp != NULL && strcmp(argv[1], "__stage2") == 0)
+		stage2(argc - 2, argv + 2, envp);
+#else
+	(void)argc;
+	(void)argv;
+	(void)envp;
+#endif
+}
+
+// ---- Test hooks (stage2_linux.h) ----------------------------------------------
+
+int zs_stage2_active(void) { return ZS_ACTIVE; }
+
+static void hand_over(struct zs_buf *b, char **out, size_t *outlen)
+{
+	buf_byte(b, '\0'); // never an empty allocation
+	*out = b->p;
+	*outlen = b->len - 1;
+}
+
+void zs_test_quote(const char *s, size_t n, char **out, size_t *outlen)
+{
+	struct zs_buf b = {0};
+	buf_quote(&b, s, n);
+	hand_over(&b, out, outlen);
+}
+
+void zs_test_errno(int e, char **out, size_t *outlen)
+{
+	struct zs_buf b = {0};
+	buf_errno(&b, e);
+	hand_over(&b, out, outlen);
+}
+
+long zs_test_print_mismatch(const unsigned char *bitmap)
+{
+	for (uint32_t r = 0; r <= 0x10FFFF; r++)
+		if (is_print(r) != ((bitmap[r / 8] >> (r % 8)) & 1))
+			return (long)r;
+	return -1;
+}
+
+// describe_config is the Config and command index, one fact a line.
+static void describe_config(struct zs_buf *b, const struct zs_config *c, int sep)
+{
+	buf_str(b, "landlock=");
+	buf_str(b, mode_name(c->mode));
+	buf_str(b, c->deny ? "\nnetwork=deny\n" : "\nnetwork=allow\n");
+	for (int i = 0; i < c->nitems; i++) {
+		if (has_prefix(c->items[i], KEY_WRITABLE)) {
+			buf_str(b, c->items[i]);
+			buf_byte(b, '\n');
+		}
+	}
+	buf_str(b, "command=");
+	buf_uint(b, (unsigned)(sep + 1));
+	buf_byte(b, '\n');
+}
+
+int zs_test_parse(int n, char **args, char **out, size_t *outlen)
+{
+	struct zs_config c;
+	struct zs_buf b = {0};
+	int sep = parse_args(n, args, &c, &b);
+	if (sep >= 0) {
+		b.len = 0;
+		describe_config(&b, &c, sep);
+	}
+	hand_over(&b, out, outlen);
+	return sep >= 0;
+}
+
+int zs_test_rules(int n, char **args, int abi, char **out, size_t *outlen)
+{
+	struct zs_config c;
+	struct zs_plan p;
+	struct zs_buf b = {0};
+	if (parse_args(n, args, &c, &b) < 0) {
+		hand_over(&b, out, outlen);
+		return 0;
+	}
+	b.len = 0;
+	make_plan(&c, abi, &p);
+	buf_str(&b, "status=");
+	buf_str(&b, zs_status_names[p.status]);
+	buf_str(&b, "\nabi=");
+	buf_uint(&b, (unsigned)p.abi);
+	buf_str(&b, "\nrequired=");
+	buf_uint(&b, (unsigned)p.required);
+	buf_str(&b, "\nfs=");
+	buf_fs_names(&b, p.fs);
+	buf_str(&b, "\nnet=");
+	buf_hex(&b, p.net, 2);
+	buf_str(&b, "\nscoped=");
+	buf_hex(&b, p.scoped, 2);
+	buf_byte(&b, '\n');
+	if (p.status == ST_REFUSED) {
+		struct zs_buf msg = {0}, hint = {0};
+		require_message(&c, &p, &msg, &hint);
+		buf_str(&b, "error=");
+		buf_put(&b, msg.p, msg.len);
+		buf_str(&b, "\nhint=");
+		buf_put(&b, hint.p, hint.len);
+		buf_byte(&b, '\n');
+		free(msg.p);
+		free(hint.p);
+	}
+	if (p.status == ST_ENFORCED) {
+		for (int i = 0, m = cand_count(&c); i < m; i++) {
+			struct zs_rule r;
+			if (!rule_at(&c, p.fs, i, &r))
+				continue;
+			buf_str(&b, "allow ");
+			buf_quote_str(&b, r.path);
+			buf_str(&b, r.if_exists ? " if-exists: " : ": ");
+			buf_fs_names(&b, r.access);
+			buf_byte(&b, '\n');
+		}
+	}
+	hand_over(&b, out, outlen);
+	return 1;
+}
