@@ -15,6 +15,7 @@ import (
 	"github.com/zsandbox/zsandbox/bwrap"
 	"github.com/zsandbox/zsandbox/landlock"
 	"github.com/zsandbox/zsandbox/policy"
+	"github.com/zsandbox/zsandbox/seatbelt"
 )
 
 func main() {
@@ -25,6 +26,8 @@ func main() {
 			landlock.Stage2(os.Args[2:])
 		case bwrap.GuardArg:
 			bwrap.Guard(os.Args[2:])
+		case seatbelt.WatchdogArg:
+			seatbelt.Watchdog(os.Args[2:])
 		}
 	}
 	os.Exit(run(os.Args, os.Stdout, os.Stderr))

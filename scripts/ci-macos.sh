@@ -226,4 +226,14 @@ expect "cp, mv and rm of ordinary files in the project" eval '[ "$rc" -eq 0 ] &&
 sb --cwd "$proj" -- /bin/sh -c 'echo ran; echo x > /dev/null; ls /dev/fd >/dev/null; echo done >&2'
 expect "/dev/null and /dev/fd work" eval '[ "$rc" -eq 0 ] && grep -q done "$err"'
 
+echo "== no orphans"
+marker="30$$.5"
+"$ZSB" exec --cwd "$proj" -- /bin/sh -c "sleep $marker & sleep $marker; wait" >/dev/null 2>&1 &
+zpid=$!
+for _ in $(seq 50); do [ "$(pgrep -f "sleep $marker" | wc -l)" -ge 2 ] && break; sleep 0.1; done
+kill -9 "$zpid"; wait "$zpid" 2>/dev/null || true
+for _ in $(seq 50); do pgrep -f "sleep $marker" >/dev/null || break; sleep 0.1; done
+expect "SIGKILL of zsandbox takes the command and its children along (watchdog)" eval '! pgrep -f "sleep $marker" >/dev/null'
+pkill -f "sleep $marker" 2>/dev/null || true
+
 summary

@@ -34,8 +34,14 @@ func ExecStdio(prof Profile, argv []string, env []string, dir string, stdio Stdi
 	if err != nil {
 		return notRun, err
 	}
+	self, err := os.Executable()
+	if err != nil {
+		return notRun, &SetupError{Reason: "cannot find zsandbox's own binary for the watchdog", Err: err}
+	}
+	// sandbox-exec runs zsandbox's watchdog, which runs the command and
+	// kills it if zsandbox dies (macOS has no parent-death signal).
 	args := append([]string{"sandbox-exec"}, prof.Args()...)
-	args = append(append(args, "--", path), argv[1:]...)
+	args = append(append(args, "--", self, WatchdogArg, "--", path), argv[1:]...)
 	cmd := &exec.Cmd{
 		Path:   SandboxExec,
 		Args:   args,
@@ -109,14 +115,6 @@ func forward(pid int, sigs <-chan os.Signal, done <-chan struct{}) {
 			return
 		}
 	}
-}
-
-// status maps a finished process to a shell-style exit status.
-func status(ps *os.ProcessState) int {
-	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		return 128 + int(ws.Signal())
-	}
-	return ps.ExitCode()
 }
 
 // orFile returns r, or def when r is nil; passing the *os.File itself lets
