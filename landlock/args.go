@@ -67,7 +67,7 @@ func ParseArgs(args []string) (Config, []string, error) {
 		case strings.HasPrefix(a, keyWritable):
 			err = parseWritableArg(&c, a[len(keyWritable):])
 		default:
-			err = fmt.Errorf("unknown argument %q", a)
+			err = errors.New("unknown argument " + quote(a))
 		}
 		if err != nil {
 			return Config{}, nil, fmt.Errorf("stage 2: %w", err)
@@ -89,18 +89,17 @@ func finishArgs(c Config, sawNetwork bool, argv []string) (Config, []string, err
 }
 
 func parseModeArg(c *Config, v string) error {
-	if c.Mode != "" {
+	switch m := Mode(v); {
+	case c.Mode != "":
 		return errors.New("landlock= given twice")
-	}
-	m, err := ParseMode(v)
-	if err != nil {
-		return err
-	}
-	if v == "" {
+	case v == "":
 		return errors.New("landlock= is empty")
+	case m != ModeAuto && m != ModeRequire && m != ModeOff:
+		return errors.New("--landlock " + quote(v) + ": must be auto, require or off")
+	default:
+		c.Mode = m
+		return nil
 	}
-	c.Mode = m
-	return nil
 }
 
 func parseNetworkArg(c *Config, seen *bool, v string) error {
@@ -113,15 +112,36 @@ func parseNetworkArg(c *Config, seen *bool, v string) error {
 		c.NetworkDeny = true
 	case "allow":
 	default:
-		return fmt.Errorf("network=%q: must be allow or deny", v)
+		return errors.New("network=" + quote(v) + ": must be allow or deny")
 	}
 	return nil
 }
 
 func parseWritableArg(c *Config, v string) error {
 	if !strings.HasPrefix(v, "/") {
-		return fmt.Errorf("writable root %q: not an absolute path", v)
+		return errors.New("writable root " + quote(v) + ": not an absolute path")
 	}
 	c.Writable = append(c.Writable, v)
 	return nil
+}
+
+// quote is how stage 2's messages show a path or argument, in both stage
+// 2s (stage2_linux.c has its twin): in double quotes, printable ASCII as
+// is but for \" and \\, every other byte as \xNN. Unlike %q it needs no
+// UTF-8 or Unicode tables, and it never writes a control byte.
+func quote(s string) string {
+	const hex = "0123456789abcdef"
+	b := make([]byte, 0, len(s)+2)
+	b = append(b, '"')
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '"' || c == '\\':
+			b = append(b, '\\', c)
+		case c >= 0x20 && c < 0x7f:
+			b = append(b, c)
+		default:
+			b = append(b, '\\', 'x', hex[c>>4], hex[c&0xf])
+		}
+	}
+	return string(append(b, '"'))
 }

@@ -94,3 +94,19 @@ func FuzzParseArgs(f *testing.F) {
 		}
 	})
 }
+
+// TestQuote: stage 2's quoting (its C twin is held to it by
+// TestCStage2Quote).
+func TestQuote(t *testing.T) {
+	for s, want := range map[string]string{
+		"":                    `""`,
+		"/home/u/my proj":     `"/home/u/my proj"`,
+		`a"b\c`:               `"a\"b\\c"`,
+		"\x01\n\x1f\x7f ~":    `"\x01\x0a\x1f\x7f ~"`,
+		"/home/jos\u00e9\xff": `"/home/jos\xc3\xa9\xff"`,
+	} {
+		if got := quote(s); got != want {
+			t.Errorf("quote(%q) = %s, want %s", s, got, want)
+		}
+	}
+}

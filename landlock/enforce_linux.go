@@ -90,7 +90,7 @@ func rulesetFD(rs Ruleset) (int, error) {
 
 func addPathRule(rulesetFD int, p PathRule) error {
 	if len(p.Path) == 0 || p.Path[0] != '/' {
-		return fmt.Errorf("landlock rule for %q: not an absolute path", p.Path)
+		return fmt.Errorf("landlock rule for %s: not an absolute path", quote(p.Path))
 	}
 	fd, mode, err := openRulePath(p)
 	if err != nil || fd < 0 {
@@ -108,7 +108,7 @@ func addPathRule(rulesetFD int, p PathRule) error {
 	_, _, errno := unix.Syscall6(unix.SYS_LANDLOCK_ADD_RULE, uintptr(rulesetFD),
 		unix.LANDLOCK_RULE_PATH_BENEATH, uintptr(unsafe.Pointer(&attr)), 0, 0, 0)
 	if errno != 0 {
-		return fmt.Errorf("landlock rule for %q (%s): %w", p.Path, access, errno)
+		return fmt.Errorf("landlock rule for %s (%s): %w", quote(p.Path), access, errno)
 	}
 	return nil
 }
@@ -128,12 +128,12 @@ func openRulePath(p PathRule) (fd int, mode uint32, err error) {
 		if p.IfExists && errors.Is(err, unix.ENOENT) {
 			return -1, 0, nil
 		}
-		return -1, 0, fmt.Errorf("landlock rule for %q: %w", p.Path, err)
+		return -1, 0, fmt.Errorf("landlock rule for %s: %w", quote(p.Path), err)
 	}
 	var st unix.Stat_t
 	if err := unix.Fstat(fd, &st); err != nil {
 		unix.Close(fd)
-		return -1, 0, fmt.Errorf("landlock rule for %q: %w", p.Path, err)
+		return -1, 0, fmt.Errorf("landlock rule for %s: %w", quote(p.Path), err)
 	}
 	return fd, st.Mode & unix.S_IFMT, nil
 }

@@ -18,8 +18,6 @@ import "C"
 
 import "unsafe"
 
-//go:generate go run gen_stage2_tables.go
-
 // cStage2 reports whether the C stage 2 takes over Stage2Arg in this binary.
 func cStage2() bool { return C.zs_stage2_active() != 0 }
 
@@ -29,13 +27,13 @@ func takeC(p *C.char, n C.size_t) string {
 	return C.GoStringN(p, C.int(n))
 }
 
-// cQuote is the C stage 2's %q.
+// cQuote is the C stage 2's quote. s must not contain NUL.
 func cQuote(s string) string {
 	var p *C.char
 	var n C.size_t
-	cs := C.CBytes([]byte(s + "\x00"))
-	defer C.free(cs)
-	C.zs_test_quote((*C.char)(cs), C.size_t(len(s)), &p, &n)
+	cs := C.CString(s)
+	defer C.free(unsafe.Pointer(cs))
+	C.zs_test_quote(cs, &p, &n)
 	return takeC(p, n)
 }
 
@@ -45,13 +43,6 @@ func cErrno(e int) string {
 	var n C.size_t
 	C.zs_test_errno(C.int(e), &p, &n)
 	return takeC(p, n)
-}
-
-// cPrintMismatch compares the C stage 2's IsPrint with bitmap (bit r set
-// when strconv.IsPrint(r)) and returns the first rune they disagree on, or
-// -1.
-func cPrintMismatch(bitmap []byte) int {
-	return int(C.zs_test_print_mismatch((*C.uchar)(unsafe.Pointer(&bitmap[0]))))
 }
 
 // withCArgs calls f with args as a NULL-terminated C array. The strings

@@ -9,63 +9,52 @@
 // == "__stage2" and does the whole stage 2 itself, single-threaded, before
 // main: it never returns. Any other argv[1] returns at once.
 //
-// It is a line-by-line mirror of the Go stage 2, which stays the
-// implementation of builds without cgo:
+// It mirrors the Go stage 2, which stays the implementation of builds
+// without cgo:
 //
-//   parse_args       ParseArgs (args.go)
-//   make_plan, ...   Rules, Check, RequireError (rules.go, access.go)
-//   enforce          enforce, rulesetFD, addPathRule, restrictSelf
-//                    (enforce_linux.go)
-//   close_inherited  closeInherited (stage2_linux.go)
-//   run_command      execvp, searchPath, execFile (stage2_linux.go)
+//   parse_args        ParseArgs (args.go)
+//   make_plan, ...    Rules, Check, RequireError (rules.go, access.go)
+//   enforce           enforce, rulesetFD, addPathRule, restrictSelf
+//                     (enforce_linux.go)
+//   close_inherited   closeInherited (stage2_linux.go)
+//   run_command       execvp, searchPath, execFile (stage2_linux.go)
+//   buf_quote         quote (args.go)
+//   buf_errno         errText (stage2_linux.go)
 //
-// and of what the Go runtime itself does before Stage2 runs that the
-// command can still see: checkfds (reopen a closed stdin/out/err on
-// /dev/null), signal dispositions and mask (mirror_go_signals), and
-// os.Environ's de-duplication (go_environ). Messages use Go's spelling:
-// %q quoting (buf_quote) and Go's errno texts (stage2_tables_linux.h,
-// generated). stage2_diff_linux_test.go runs both implementations on the
-// same cases and compares exit status, output and effects; the test hooks
-// at the end compare the pieces (rules for every ABI, quoting, errno texts)
-// with the Go functions directly.
+// stage2_diff_linux_test.go runs both on the same cases and compares exit
+// status, output and effects; stage2_c_linux_test.go compares the pieces
+// (parsing, the rules at every ABI, quoting, errno texts) directly.
 //
-// Memory: the only allocations are message buffers, the environment array,
-// the PATH candidate buffer and, for a script without #!, the /bin/sh
-// argv, each sized from the actual strings with overflow checks; running
-// out of memory exits 127 with a message. No fixed-size buffer ever holds a
-// path or an argument. The path rules are never collected: rule_at walks
-// the arguments again for each (as allowRules, quadratic in the roots).
+// Memory: the only allocations are message buffers, the PATH candidate
+// buffer and, for a script without #!, the /bin/sh argv, each sized from
+// the actual strings with overflow checks; running out of memory exits 127
+// with a message. The path rules are never collected: rule_at walks the
+// arguments again for each (as allowRules, quadratic in the roots).
 
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
-#include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/auxv.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include "stage2_linux.h"
-#include "stage2_tables_linux.h"
 
-// The constructor acts only where the mirror is exact: glibc passes
-// (argc, argv, envp) to constructors (musl does not), and the errno texts
-// and signal numbers below are those of linux/amd64 and linux/arm64.
-// Elsewhere, and with -tags zsandbox_gostage2, the Go stage 2 runs.
-#if defined(__GLIBC__) && (defined(__x86_64__) || defined(__aarch64__)) && \
-	!defined(ZS_GO_STAGE2) && !defined(ZS_NO_ERRNO_TABLE)
+// glibc passes (argc, argv, envp) to constructors (musl does not); amd64
+// and arm64 are the architectures zsandbox ships and tests. Elsewhere, and
+// with -tags zsandbox_gostage2, the Go stage 2 runs.
+#if defined(__GLIBC__) && (defined(__x86_64__) || defined(__aarch64__)) && !defined(ZS_GO_STAGE2)
 #define ZS_ACTIVE 1
 #else
 #define ZS_ACTIVE 0
 #endif
 
 // System call numbers, in case the build host's headers predate them (the
-// same on every architecture with the generic table, and on x86_64).
+// same on x86_64 and on every architecture with the generic table).
 #ifndef SYS_landlock_create_ruleset
 #define SYS_landlock_create_ruleset 444
 #endif
@@ -111,9 +100,9 @@ struct zs_path_beneath_attr {
 #define FS_MAKE_FIFO (1ULL << 10)
 #define FS_MAKE_BLOCK (1ULL << 11)
 #define FS_MAKE_SYM (1ULL << 12)
-#define FS_REFER (1ULL << 13)       // ABI 2
-#define FS_TRUNCATE (1ULL << 14)    // ABI 3
-#define FS_IOCTL_DEV (1ULL << 15)   // ABI 5
+#define FS_REFER (1ULL << 13)        // ABI 2
+#define FS_TRUNCATE (1ULL << 14)     // ABI 3
+#define FS_IOCTL_DEV (1ULL << 15)    // ABI 5
 #define FS_RESOLVE_UNIX (1ULL << 16) // ABI 9
 
 #define NET_BIND_TCP (1ULL << 0)         // ABI 4
@@ -166,12 +155,9 @@ static uint64_t net_at(int abi)
 	return a;
 }
 
-static uint64_t scope_at(int abi)
-{
-	return abi >= 6 ? SCOPE_ABSTRACT_UNIX_SOCKET | SCOPE_SIGNAL : 0;
-}
+static uint64_t scope_at(int abi) { return abi >= 6 ? SCOPE_ABSTRACT_UNIX_SOCKET | SCOPE_SIGNAL : 0; }
 
-// ---- Growable message buffer ----------------------------------------------
+// ---- Messages ---------------------------------------------------------------
 
 struct zs_buf {
 	char *p;
@@ -229,13 +215,51 @@ static void buf_hex(struct zs_buf *b, unsigned long long v, int digits)
 		buf_byte(b, hex[(v >> (4 * i)) & 0xf]);
 }
 
-// buf_errno spells e as syscall.Errno.Error does.
+// buf_quote is quote (args.go): s in double quotes, printable ASCII as is
+// but for \" and \\, every other byte as \xNN.
+static void buf_quote(struct zs_buf *b, const char *s)
+{
+	buf_byte(b, '"');
+	for (const unsigned char *u = (const unsigned char *)s; *u != '\0'; u++) {
+		if (*u == '"' || *u == '\\') {
+			buf_byte(b, '\\');
+			buf_byte(b, (char)*u);
+		} else if (*u >= 0x20 && *u < 0x7f) {
+			buf_byte(b, (char)*u);
+		} else {
+			buf_str(b, "\\x");
+			buf_hex(b, *u, 2);
+		}
+	}
+	buf_byte(b, '"');
+}
+
+// buf_errno is errText (stage2_linux.go): Go's text for the errnos stage 2
+// reports, "errno N" for any other.
 static void buf_errno(struct zs_buf *b, int e)
 {
-	size_t n = sizeof zs_errnames / sizeof zs_errnames[0];
-	if (e >= 0 && (size_t)e < n && zs_errnames[e] != NULL) {
-		buf_str(b, zs_errnames[e]);
-		return;
+	static const struct {
+		int e;
+		const char *text;
+	} texts[] = {
+		{EPERM, "operation not permitted"},
+		{ENOENT, "no such file or directory"},
+		{E2BIG, "argument list too long"},
+		{ENOEXEC, "exec format error"},
+		{ENOMEM, "cannot allocate memory"},
+		{EACCES, "permission denied"},
+		{ETXTBSY, "text file busy"},
+		{ENOTDIR, "not a directory"},
+		{EISDIR, "is a directory"},
+		{ENAMETOOLONG, "file name too long"},
+		{ENOSYS, "function not implemented"},
+		{ELOOP, "too many levels of symbolic links"},
+	};
+	for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++) {
+		if (texts[i].e == e) {
+			buf_str(b, texts[i].text);
+			return;
+		}
 	}
 	buf_str(b, "errno ");
 	if (e < 0) {
@@ -265,172 +289,8 @@ static void buf_fs_names(struct zs_buf *b, uint64_t a)
 	}
 }
 
-// ---- %q: strconv.Quote ------------------------------------------------------
-
-// utf8_decode is utf8.DecodeRuneInString: the rune at s[:n] and its width,
-// or 0xFFFD and width 1 for anything but a valid, shortest encoding of a
-// scalar value.
-static size_t utf8_decode(const unsigned char *s, size_t n, uint32_t *r)
-{
-	unsigned c = s[0];
-	unsigned lo = 0x80, hi = 0xBF;
-	size_t w;
-	if (c < 0x80) {
-		*r = c;
-		return 1;
-	}
-	if (c >= 0xC2 && c <= 0xDF) {
-		w = 2;
-	} else if (c >= 0xE0 && c <= 0xEF) {
-		w = 3;
-		if (c == 0xE0)
-			lo = 0xA0;
-		else if (c == 0xED)
-			hi = 0x9F;
-	} else if (c >= 0xF0 && c <= 0xF4) {
-		w = 4;
-		if (c == 0xF0)
-			lo = 0x90;
-		else if (c == 0xF4)
-			hi = 0x8F;
-	} else {
-		goto bad;
-	}
-	if (n < w || s[1] < lo || s[1] > hi)
-		goto bad;
-	for (size_t i = 2; i < w; i++)
-		if (s[i] < 0x80 || s[i] > 0xBF)
-			goto bad;
-	switch (w) {
-	case 2:
-		*r = (c & 0x1F) << 6 | (s[1] & 0x3F);
-		break;
-	case 3:
-		*r = (c & 0x0F) << 12 | (uint32_t)(s[1] & 0x3F) << 6 | (s[2] & 0x3F);
-		break;
-	default:
-		*r = (c & 0x07) << 18 | (uint32_t)(s[1] & 0x3F) << 12 | (uint32_t)(s[2] & 0x3F) << 6 |
-		     (s[3] & 0x3F);
-	}
-	return w;
-bad:
-	*r = 0xFFFD;
-	return 1;
-}
-
-// is_print is strconv.IsPrint (binary search in the generated ranges).
-static int is_print(uint32_t r)
-{
-	size_t lo = 0, hi = sizeof zs_print_ranges / sizeof zs_print_ranges[0];
-	while (lo < hi) {
-		size_t m = lo + (hi - lo) / 2;
-		if (r < zs_print_ranges[m][0])
-			hi = m;
-		else if (r > zs_print_ranges[m][1])
-			lo = m + 1;
-		else
-			return 1;
-	}
-	return 0;
-}
-
-// buf_quote appends s[:n] quoted as strconv.Quote (fmt's %q) does.
-static void buf_quote(struct zs_buf *b, const char *s, size_t n)
-{
-	const unsigned char *u = (const unsigned char *)s;
-	buf_byte(b, '"');
-	for (size_t i = 0; i < n;) {
-		uint32_t r;
-		size_t w = utf8_decode(u + i, n - i, &r);
-		if (w == 1 && r == 0xFFFD) { // an invalid byte
-			buf_str(b, "\\x");
-			buf_hex(b, u[i], 2);
-			i++;
-			continue;
-		}
-		if (r == '"' || r == '\\') {
-			buf_byte(b, '\\');
-			buf_byte(b, (char)r);
-		} else if (is_print(r)) {
-			buf_put(b, s + i, w);
-		} else {
-			switch (r) {
-			case '\a': buf_str(b, "\\a"); break;
-			case '\b': buf_str(b, "\\b"); break;
-			case '\f': buf_str(b, "\\f"); break;
-			case '\n': buf_str(b, "\\n"); break;
-			case '\r': buf_str(b, "\\r"); break;
-			case '\t': buf_str(b, "\\t"); break;
-			case '\v': buf_str(b, "\\v"); break;
-			default:
-				if (r < ' ' || r == 0x7F) {
-					buf_str(b, "\\x");
-					buf_hex(b, r, 2);
-				} else if (r < 0x10000) {
-					buf_str(b, "\\u");
-					buf_hex(b, r, 4);
-				} else {
-					buf_str(b, "\\U");
-					buf_hex(b, r, 8);
-				}
-			}
-		}
-		i += w;
-	}
-	buf_byte(b, '"');
-}
-
-static void buf_quote_str(struct zs_buf *b, const char *s) { buf_quote(b, s, strlen(s)); }
-
-// ---- Exiting as the Go stage 2 does ------------------------------------------
-
-// die_by_sigpipe ends the process as Go does after EPIPE on stderr
-// (os.epipecheck → dieFromSignal): killed by SIGPIPE.
-static void die_by_sigpipe(void) __attribute__((noreturn));
-static void die_by_sigpipe(void)
-{
-	struct sigaction sa;
-	sigset_t set;
-	memset(&sa, 0, sizeof sa);
-	sa.sa_handler = SIG_DFL;
-	sigaction(SIGPIPE, &sa, NULL);
-	sigemptyset(&set);
-	sigaddset(&set, SIGPIPE);
-	sigprocmask(SIG_UNBLOCK, &set, NULL);
-	raise(SIGPIPE);
-	_exit(2); // Go's last resort too
-}
-
-// write_stderr writes p[:n] whole, as os.File.Write does: it retries after
-// EINTR and short writes, waits out EAGAIN, dies by SIGPIPE on EPIPE and
-// gives up on any other error.
-static void write_stderr(const char *p, size_t n)
-{
-	while (n > 0) {
-		ssize_t w = write(2, p, n);
-		if (w > 0) {
-			p += w;
-			n -= (size_t)w;
-			continue;
-		}
-		if (w == 0)
-			return;
-		if (errno == EINTR)
-			continue;
-		if (errno == EAGAIN || errno == EWOULDBLOCK) {
-			struct pollfd pfd = {.fd = 2, .events = POLLOUT};
-			if (poll(&pfd, 1, -1) >= 0 || errno == EINTR)
-				continue;
-			return;
-		}
-		if (errno == EPIPE)
-			die_by_sigpipe();
-		return;
-	}
-}
-
 // die is Stage2's die: "zsandbox: error: MSG" and an optional hint line,
-// in one write, then exit.
+// in one write (retried after EINTR and short writes), then exit.
 static void die(int code, const struct zs_buf *msg, const char *hint) __attribute__((noreturn));
 static void die(int code, const struct zs_buf *msg, const char *hint)
 {
@@ -443,7 +303,13 @@ static void die(int code, const struct zs_buf *msg, const char *hint)
 		buf_str(&b, hint);
 		buf_byte(&b, '\n');
 	}
-	write_stderr(b.p, b.len);
+	for (const char *p = b.p; p < b.p + b.len;) {
+		ssize_t w = write(2, p, (size_t)(b.p + b.len - p));
+		if (w > 0)
+			p += w;
+		else if (w == 0 || errno != EINTR)
+			break;
+	}
 	_exit(code);
 }
 
@@ -453,258 +319,6 @@ static void die_not_run(struct zs_buf *msg, const char *hint)
 {
 	buf_str(msg, "; the command did not run");
 	die(127, msg, hint);
-}
-
-// ---- What the Go runtime does first -----------------------------------------
-
-// go_fatal mirrors a runtime throw at start-up: its first lines, status 2
-// (the Go runtime adds a stack trace).
-static void go_fatal(struct zs_buf *msg) __attribute__((noreturn));
-static void go_fatal(struct zs_buf *msg)
-{
-	buf_str(msg, "\nfatal error: cannot open standard fds\n");
-	write_stderr(msg->p, msg->len);
-	_exit(2);
-}
-
-// mirror_go_checkfds is runtime.checkfds: a closed stdin, stdout or stderr
-// is opened on /dev/null (and stays open in the command).
-static void mirror_go_checkfds(void)
-{
-	for (int fd = 0; fd < 3; fd++) {
-		if (fcntl(fd, F_GETFD) >= 0)
-			continue;
-		int e = errno;
-		struct zs_buf b = {0};
-		if (e != EBADF) {
-			buf_str(&b, "runtime: unexpected error while checking standard file descriptor ");
-			buf_uint(&b, (unsigned)fd);
-			buf_str(&b, ", errno=");
-			buf_uint(&b, (unsigned)e);
-			go_fatal(&b);
-		}
-		int r = open("/dev/null", O_RDWR);
-		if (r < 0) {
-			buf_str(&b, "runtime: standard file descriptor ");
-			buf_uint(&b, (unsigned)fd);
-			buf_str(&b, " closed, unable to open /dev/null, errno=");
-			buf_uint(&b, (unsigned)e); // sic: Go prints fcntl's errno
-			go_fatal(&b);
-		}
-		if (r != fd) {
-			buf_str(&b, "runtime: opened unexpected file descriptor ");
-			buf_uint(&b, (unsigned)r);
-			buf_str(&b, " when attempting to open ");
-			buf_uint(&b, (unsigned)fd);
-			go_fatal(&b);
-		}
-	}
-}
-
-// env_lookup is gogetenv/lookupEnv: the value of the first KEY= in env.
-static const char *env_lookup(char *const *env, const char *key)
-{
-	size_t n = strlen(key);
-	for (; *env != NULL; env++)
-		if (strncmp(*env, key, n) == 0 && (*env)[n] == '=')
-			return *env + n + 1;
-	return NULL;
-}
-
-// parse_int32 is strconv.ParseInt(s[:n], 10, 32) without the error.
-static int parse_int32(const char *s, size_t n, long *out)
-{
-	size_t i = 0;
-	int neg = 0;
-	long long v = 0;
-	if (n > 0 && (s[0] == '+' || s[0] == '-')) {
-		neg = s[0] == '-';
-		i = 1;
-	}
-	if (i == n)
-		return 0;
-	for (; i < n; i++) {
-		if (s[i] < '0' || s[i] > '9')
-			return 0;
-		v = v * 10 + (s[i] - '0');
-		if (v > 2147483648LL)
-			return 0;
-	}
-	if (neg)
-		v = -v;
-	if (v > 2147483647LL)
-		return 0;
-	*out = (long)v;
-	return 1;
-}
-
-// go_async_preempt says whether the Go runtime would use its preemption
-// signal (SIGURG), i.e. GODEBUG sets neither asyncpreemptoff nor
-// gccheckmark (runtime.parsedebugvars: fields left to right, the last valid
-// value wins).
-static int go_async_preempt(char *const *envp)
-{
-	const char *g = env_lookup(envp, "GODEBUG");
-	long off = 0, checkmark = 0;
-	while (g != NULL && *g != '\0') {
-		const char *comma = strchr(g, ',');
-		size_t n = comma ? (size_t)(comma - g) : strlen(g);
-		const char *eq = memchr(g, '=', n);
-		if (eq != NULL) {
-			size_t klen = (size_t)(eq - g);
-			const char *v = eq + 1;
-			size_t vlen = n - klen - 1;
-			long x;
-			if (klen == 15 && memcmp(g, "asyncpreemptoff", 15) == 0 && parse_int32(v, vlen, &x))
-				off = x;
-			if (klen == 11 && memcmp(g, "gccheckmark", 11) == 0 && parse_int32(v, vlen, &x))
-				checkmark = x;
-		}
-		g = comma ? comma + 1 : NULL;
-	}
-	if (checkmark > 0)
-		off = 1;
-	return off == 0;
-}
-
-// go_takes_signal says whether the Go runtime (built without cgo, the Go
-// stage 2's build) installs its handler for sig at start-up, so that a
-// SIG_IGN inherited for it is SIG_DFL again after execve (runtime.initsig,
-// sigInstallGoHandler, sigtab_linux_generic.go). SIGHUP and SIGINT keep an
-// inherited SIG_IGN; SIGCONT and the stop signals (_SigDefault) and the
-// libc-internal 32 and 34 (_SigSetStack) are left alone; 33 is Go's
-// per-thread syscall signal without cgo.
-static int go_takes_signal(int sig)
-{
-	switch (sig) {
-	case SIGHUP:
-	case SIGINT:
-	case SIGKILL:
-	case SIGSTOP:
-	case SIGCONT:
-	case SIGTSTP:
-	case SIGTTIN:
-	case SIGTTOU:
-	case 32:
-	case 34:
-		return 0;
-	}
-	return sig >= 1 && sig <= 64;
-}
-
-// go_unblocks_signal says whether every Go thread unblocks sig
-// (minitSignalMask: !blockableSig — _SigUnblock, _SigKill or _SigThrow,
-// and the preemption signal unless async preemption is off).
-static int go_unblocks_signal(int sig, int preempt)
-{
-	switch (sig) {
-	case SIGHUP:
-	case SIGINT:
-	case SIGQUIT:
-	case SIGILL:
-	case SIGTRAP:
-	case SIGABRT:
-	case SIGBUS:
-	case SIGFPE:
-	case SIGSEGV:
-	case SIGTERM:
-	case SIGSTKFLT:
-	case SIGCHLD:
-	case SIGPROF:
-	case SIGSYS:
-	case 32:
-	case 33:
-	case 34:
-		return 1;
-	case SIGURG:
-		return preempt;
-	}
-	return 0;
-}
-
-// mirror_go_signals leaves the signal dispositions and mask as the Go stage
-// 2 hands them to the command. Raw system calls: glibc refuses 32 and 33.
-// A kernel struct sigaction fits in 4 longs on amd64 and arm64; the handler
-// comes first, and all zeros is SIG_DFL with no flags and an empty mask.
-static void mirror_go_signals(int preempt)
-{
-	static const unsigned long dfl[4];
-	uint64_t unblock = 0;
-	for (int sig = 1; sig <= 64; sig++) {
-		unsigned long old[4] = {0};
-		if (go_takes_signal(sig) && syscall(SYS_rt_sigaction, sig, NULL, old, 8) == 0 &&
-		    old[0] == (unsigned long)SIG_IGN)
-			syscall(SYS_rt_sigaction, sig, dfl, NULL, 8);
-		if (go_unblocks_signal(sig, preempt))
-			unblock |= 1ULL << (sig - 1);
-	}
-	syscall(SYS_rt_sigprocmask, SIG_UNBLOCK, &unblock, NULL, 8);
-}
-
-// go_environ is os.Environ() in the Go stage 2: the process's environment
-// with every "" and every repeated KEY= after the first dropped
-// (syscall.copyenv), after the runtime's secure mode (AT_SECURE) has set
-// every GOTRACEBACK= to none, adding one if there was none
-// (runtime.secureEnv). The array is malloc'd; the strings are envp's.
-static char **go_environ(char **envp, int secure)
-{
-	static char traceback_none[] = "GOTRACEBACK=none";
-	size_t n = 0;
-	while (envp[n] != NULL)
-		n++;
-	if (n > (SIZE_MAX / sizeof(char *)) / 4 - 2)
-		zs_oom();
-	size_t total = n + 1; // + the GOTRACEBACK secure mode may add
-	size_t slots = 16;    // open-addressing set of keys, at most half full
-	while (slots < 2 * total)
-		slots *= 2;
-	char **out = malloc((total + 1) * sizeof *out);
-	size_t *set = calloc(slots, sizeof *set); // 0 free, else 1 + index in out
-	if (out == NULL || set == NULL)
-		zs_oom();
-	size_t k = 0;
-	int traceback = 0;
-	for (size_t i = 0; i < total; i++) {
-		char *s;
-		if (i < n) {
-			s = envp[i];
-			if (secure && strncmp(s, "GOTRACEBACK=", 12) == 0) {
-				s = traceback_none;
-				traceback = 1;
-			}
-		} else if (secure && !traceback) {
-			s = traceback_none;
-		} else {
-			break;
-		}
-		if (s[0] == '\0')
-			continue;
-		const char *eq = strchr(s, '=');
-		if (eq != NULL) {
-			size_t klen = (size_t)(eq - s);
-			uint64_t h = 14695981039346656037ULL; // FNV-1a
-			for (size_t j = 0; j < klen; j++)
-				h = (h ^ (unsigned char)s[j]) * 1099511628211ULL;
-			size_t pos = (size_t)h & (slots - 1);
-			int dup = 0;
-			while (set[pos] != 0) {
-				const char *e = out[set[pos] - 1];
-				// strncmp stops at e's end, so e[klen] is inside e.
-				if (strncmp(e, s, klen) == 0 && e[klen] == '=') {
-					dup = 1;
-					break;
-				}
-				pos = (pos + 1) & (slots - 1);
-			}
-			if (dup)
-				continue;
-			set[pos] = k + 1;
-		}
-		out[k++] = s;
-	}
-	out[k] = NULL;
-	free(set);
-	return out;
 }
 
 // ---- ParseArgs (args.go) ----------------------------------------------------
@@ -724,20 +338,7 @@ struct zs_config {
 #define KEY_NETWORK "network="
 #define KEY_WRITABLE "writable="
 
-static int has_prefix(const char *s, const char *prefix)
-{
-	return strncmp(s, prefix, strlen(prefix)) == 0;
-}
-
-static const char *mode_name(int mode)
-{
-	switch (mode) {
-	case MODE_AUTO: return "auto";
-	case MODE_REQUIRE: return "require";
-	case MODE_OFF: return "off";
-	}
-	return "";
-}
+static int has_prefix(const char *s, const char *prefix) { return strncmp(s, prefix, strlen(prefix)) == 0; }
 
 // parse_args is ParseArgs on args[:n]: it returns the index of the "--"
 // before the command, or -1 with the error in err.
@@ -765,30 +366,28 @@ static int parse_args(int n, char **args, struct zs_config *c, struct zs_buf *er
 			c->nitems = i;
 			return i;
 		}
-		if (has_prefix(a, KEY_MODE)) { // parseModeArg, ParseMode
+		if (has_prefix(a, KEY_MODE)) { // parseModeArg
 			const char *v = a + strlen(KEY_MODE);
-			int m = MODE_UNSET;
 			if (c->mode != MODE_UNSET) {
 				buf_str(err, "landlock= given twice");
-				return -1;
-			}
-			if (strcmp(v, "auto") == 0)
-				m = MODE_AUTO;
-			else if (strcmp(v, "require") == 0)
-				m = MODE_REQUIRE;
-			else if (strcmp(v, "off") == 0)
-				m = MODE_OFF;
-			else if (v[0] != '\0') {
-				buf_str(err, "--landlock ");
-				buf_quote_str(err, v);
-				buf_str(err, ": must be auto, require or off");
 				return -1;
 			}
 			if (v[0] == '\0') {
 				buf_str(err, "landlock= is empty");
 				return -1;
 			}
-			c->mode = m;
+			if (strcmp(v, "auto") == 0) {
+				c->mode = MODE_AUTO;
+			} else if (strcmp(v, "require") == 0) {
+				c->mode = MODE_REQUIRE;
+			} else if (strcmp(v, "off") == 0) {
+				c->mode = MODE_OFF;
+			} else {
+				buf_str(err, "--landlock ");
+				buf_quote(err, v);
+				buf_str(err, ": must be auto, require or off");
+				return -1;
+			}
 		} else if (has_prefix(a, KEY_NETWORK)) { // parseNetworkArg
 			const char *v = a + strlen(KEY_NETWORK);
 			if (saw_network) {
@@ -800,7 +399,7 @@ static int parse_args(int n, char **args, struct zs_config *c, struct zs_buf *er
 				c->deny = 1;
 			} else if (strcmp(v, "allow") != 0) {
 				buf_str(err, "network=");
-				buf_quote_str(err, v);
+				buf_quote(err, v);
 				buf_str(err, ": must be allow or deny");
 				return -1;
 			}
@@ -808,13 +407,13 @@ static int parse_args(int n, char **args, struct zs_config *c, struct zs_buf *er
 			const char *v = a + strlen(KEY_WRITABLE);
 			if (v[0] != '/') {
 				buf_str(err, "writable root ");
-				buf_quote_str(err, v);
+				buf_quote(err, v);
 				buf_str(err, ": not an absolute path");
 				return -1;
 			}
 		} else {
 			buf_str(err, "unknown argument ");
-			buf_quote_str(err, a);
+			buf_quote(err, a);
 			return -1;
 		}
 	}
@@ -825,8 +424,6 @@ static int parse_args(int n, char **args, struct zs_config *c, struct zs_buf *er
 // ---- Rules and Check (rules.go) --------------------------------------------
 
 enum { ST_ENFORCED, ST_OFF, ST_UNAVAILABLE, ST_REFUSED };
-
-static const char *const zs_status_names[] = {"enforced", "off", "unavailable", "refused"};
 
 // zs_fence is fence(c): deny_only items are there under --network deny.
 static const struct {
@@ -844,32 +441,29 @@ static const struct {
 
 #define ZS_FENCE_LEN ((int)(sizeof zs_fence / sizeof zs_fence[0]))
 
-// zs_plan is the Ruleset without its paths (see rule_at) and gaps.
+// in_required_fence: fence item i is required under c.
+static int in_required_fence(const struct zs_config *c, int i)
+{
+	return zs_fence[i].required && (c->deny || !zs_fence[i].deny_only);
+}
+
+// zs_plan is the Ruleset without its paths (see rule_at).
 struct zs_plan {
 	int status, abi, required;
 	uint64_t fs, net, scoped;
 };
-
-static int required_abi(int deny)
-{
-	int need = 0;
-	for (int i = 0; i < ZS_FENCE_LEN; i++)
-		if ((deny || !zs_fence[i].deny_only) && zs_fence[i].required && zs_fence[i].abi > need)
-			need = zs_fence[i].abi;
-	return need;
-}
 
 // make_plan is Rules(c, abi) but for the paths.
 static void make_plan(const struct zs_config *c, int abi, struct zs_plan *p)
 {
 	memset(p, 0, sizeof *p);
 	p->abi = abi > 0 ? abi : 0;
-	p->required = required_abi(c->deny);
-	if (c->mode == MODE_OFF) {
+	for (int i = 0; i < ZS_FENCE_LEN; i++)
+		if (in_required_fence(c, i) && zs_fence[i].abi > p->required)
+			p->required = zs_fence[i].abi;
+	if (c->mode == MODE_OFF)
 		p->status = ST_OFF;
-		return;
-	}
-	if (c->mode == MODE_REQUIRE && p->abi < p->required)
+	else if (c->mode == MODE_REQUIRE && p->abi < p->required)
 		p->status = ST_REFUSED;
 	else if (p->abi == 0)
 		p->status = ST_UNAVAILABLE;
@@ -885,28 +479,12 @@ static void make_plan(const struct zs_config *c, int abi, struct zs_plan *p)
 	p->scoped = scope_at(p->abi);
 }
 
-// kernelFor.
-static void buf_kernel_for(struct zs_buf *b, int abi)
-{
-	static const char *const releases[] = {NULL, "5.13", "5.19", "6.2", "6.7", "6.10", "6.12", "6.15"};
-	if (abi > 0 && abi < (int)(sizeof releases / sizeof releases[0])) {
-		buf_str(b, releases[abi]);
-		return;
-	}
-	buf_str(b, "a release with Landlock ABI ");
-	if (abi < 0) {
-		buf_byte(b, '-');
-		buf_uint(b, -(long long)abi);
-	} else {
-		buf_uint(b, (unsigned)abi);
-	}
-}
-
 // require_message is RequireError's Error (into msg) and Hint (into hint)
 // for a refused plan.
 static void require_message(const struct zs_config *c, const struct zs_plan *p, struct zs_buf *msg,
 			    struct zs_buf *hint)
 {
+	static const char *const kernel_for[] = {NULL, "5.13", "5.19", "6.2", "6.7", "6.10", "6.12", "6.15"};
 	if (p->abi == 0) {
 		buf_str(msg, "--landlock require: this kernel has no Landlock");
 		buf_str(hint, "Landlock needs Linux 5.13 or newer with landlock in the lsm= boot parameter "
@@ -918,20 +496,24 @@ static void require_message(const struct zs_config *c, const struct zs_plan *p, 
 	buf_str(msg, ", the policy needs ABI ");
 	buf_uint(msg, (unsigned)p->required);
 	buf_str(msg, " (missing: ");
-	int first = 1;
+	const char *sep = "";
 	for (int i = 0; i < ZS_FENCE_LEN; i++) {
-		if ((c->deny || !zs_fence[i].deny_only) && zs_fence[i].required && zs_fence[i].abi > p->abi) {
-			if (!first)
-				buf_str(msg, "; ");
-			first = 0;
+		if (in_required_fence(c, i) && zs_fence[i].abi > p->abi) {
+			buf_str(msg, sep);
 			buf_str(msg, zs_fence[i].what);
+			sep = "; ";
 		}
 	}
 	buf_byte(msg, ')');
 	buf_str(hint, "Landlock ABI ");
 	buf_uint(hint, (unsigned)p->required);
 	buf_str(hint, " needs Linux ");
-	buf_kernel_for(hint, p->required);
+	if (p->required < (int)(sizeof kernel_for / sizeof kernel_for[0])) { // kernelFor
+		buf_str(hint, kernel_for[p->required]);
+	} else {
+		buf_str(hint, "a release with Landlock ABI ");
+		buf_uint(hint, (unsigned)p->required);
+	}
 	buf_str(hint, " or newer; or use --landlock auto to enforce what ABI ");
 	buf_uint(hint, (unsigned)p->abi);
 	buf_str(hint, " can");
@@ -1014,63 +596,54 @@ static int landlock_abi(void)
 	return v < 0 || v > 0x7fffffff ? 0 : (int)v;
 }
 
-// rule_error starts "landlock: landlock rule for %q".
-static void rule_error(struct zs_buf *b, const char *path)
+// rule_fail dies with addPathRule's and openRulePath's messages:
+// "landlock: landlock rule for PATH", then " (RIGHTS)" if access is not 0,
+// then ": " and errno e's text, or ": not an absolute path" if e is 0. It
+// closes fd (if not -1) and the ruleset first.
+static void rule_fail(int ruleset, int fd, const char *path, uint64_t access, int e) __attribute__((noreturn));
+static void rule_fail(int ruleset, int fd, const char *path, uint64_t access, int e)
 {
-	buf_str(b, "landlock: landlock rule for ");
-	buf_quote_str(b, path);
+	struct zs_buf b = {0};
+	if (fd >= 0)
+		close(fd);
+	close(ruleset);
+	buf_str(&b, "landlock: landlock rule for ");
+	buf_quote(&b, path);
+	if (access != 0) {
+		buf_str(&b, " (");
+		buf_fs_names(&b, access);
+		buf_byte(&b, ')');
+	}
+	buf_str(&b, ": ");
+	if (e != 0)
+		buf_errno(&b, e);
+	else
+		buf_str(&b, "not an absolute path");
+	die_not_run(&b, NULL);
 }
 
 // add_path_rule is addPathRule and openRulePath (never NoFollow here). It
-// dies on failure, after closing the ruleset.
+// dies on failure.
 static void add_path_rule(int ruleset, const struct zs_rule *r)
 {
-	struct zs_buf b = {0};
-	if (r->path[0] != '/') {
-		close(ruleset);
-		rule_error(&b, r->path);
-		buf_str(&b, ": not an absolute path");
-		die_not_run(&b, NULL);
-	}
+	if (r->path[0] != '/')
+		rule_fail(ruleset, -1, r->path, 0, 0);
 	int fd = open(r->path, O_PATH | O_CLOEXEC);
 	if (fd < 0) {
-		int e = errno;
-		if (r->if_exists && e == ENOENT)
+		if (r->if_exists && errno == ENOENT)
 			return;
-		close(ruleset);
-		rule_error(&b, r->path);
-		buf_str(&b, ": ");
-		buf_errno(&b, e);
-		die_not_run(&b, NULL);
+		rule_fail(ruleset, -1, r->path, 0, errno);
 	}
 	struct stat st;
-	if (fstat(fd, &st) != 0) {
-		int e = errno;
-		close(fd);
-		close(ruleset);
-		rule_error(&b, r->path);
-		buf_str(&b, ": ");
-		buf_errno(&b, e);
-		die_not_run(&b, NULL);
-	}
+	if (fstat(fd, &st) != 0)
+		rule_fail(ruleset, fd, r->path, 0, errno);
 	uint64_t access = r->access;
 	if ((st.st_mode & S_IFMT) != S_IFDIR)
 		access &= FILE_ACCESS; // the kernel refuses directory rights on a file
-	if (access == 0) {         // nothing to allow (the kernel refuses an empty rule)
-		close(fd);
-		return;
-	}
-	struct zs_path_beneath_attr attr = {.allowed_access = access, .parent_fd = fd};
-	if (syscall(SYS_landlock_add_rule, ruleset, ZS_RULE_PATH_BENEATH, &attr, 0) != 0) {
-		int e = errno;
-		close(fd);
-		close(ruleset);
-		rule_error(&b, r->path);
-		buf_str(&b, " (");
-		buf_fs_names(&b, access);
-		buf_str(&b, "): ");
-		buf_errno(&b, e);
-		die_not_run(&b, NULL);
+	if (access != 0) {         // else nothing to allow (the kernel refuses an empty rule)
+		struct zs_path_beneath_attr attr = {.allowed_access = access, .parent_fd = fd};
+		if (syscall(SYS_landlock_add_rule, ruleset, ZS_RULE_PATH_BENEATH, &attr, 0) != 0)
+			rule_fail(ruleset, fd, r->path, access, errno);
 	}
 	close(fd);
 }
@@ -1128,33 +701,6 @@ static void enforce(const struct zs_config *c)
 
 // ---- closeInherited (stage2_linux.go) ----------------------------------------
 
-// parse_atoi is strconv.Atoi for a directory entry's name.
-static int parse_atoi(const char *s, long long *out)
-{
-	size_t i = 0;
-	int neg = 0;
-	unsigned long long v = 0;
-	if (s[0] == '+' || s[0] == '-') {
-		neg = s[0] == '-';
-		i = 1;
-	}
-	if (s[i] == '\0')
-		return 0;
-	for (; s[i] != '\0'; i++) {
-		if (s[i] < '0' || s[i] > '9')
-			return 0;
-		if (v > (1ULL << 63) / 10)
-			return 0;
-		v = v * 10 + (unsigned)(s[i] - '0');
-		if (v > (1ULL << 63))
-			return 0;
-	}
-	if (!neg && v > (1ULL << 63) - 1)
-		return 0;
-	*out = neg ? (long long)(0 - v) : (long long)v;
-	return 1;
-}
-
 struct zs_dirent64 {
 	uint64_t d_ino;
 	int64_t d_off;
@@ -1173,30 +719,27 @@ static void close_inherited(void)
 	int err = errno;
 	int dir = open("/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dir >= 0) {
-		// 8-byte aligned, as struct linux_dirent64 needs.
-		uint64_t buf[1024];
-		for (;;) {
-			long n = syscall(SYS_getdents64, dir, buf, sizeof buf);
-			if (n == 0) {
-				close(dir);
-				return;
-			}
-			if (n < 0) {
-				if (errno == EINTR)
-					continue;
-				break; // as os.ReadDir failing: report close_range's error
-			}
+		uint64_t buf[1024]; // 8-byte aligned, as struct linux_dirent64 needs
+		long n;
+		while ((n = syscall(SYS_getdents64, dir, buf, sizeof buf)) > 0 || (n < 0 && errno == EINTR)) {
 			for (long off = 0; off < n;) {
 				const struct zs_dirent64 *d = (const void *)((const char *)buf + off);
-				long long fd;
 				if (d->d_reclen == 0)
 					break;
 				off += d->d_reclen;
-				if (parse_atoi(d->d_name, &fd) && fd > 2 && fd <= 0x7fffffff)
+				// The names are decimal descriptor numbers (and "." and "..").
+				long fd = 0;
+				const char *s = d->d_name;
+				for (; *s >= '0' && *s <= '9' && fd <= 0x7fffffff; s++)
+					fd = fd * 10 + (*s - '0');
+				if (*s == '\0' && s != d->d_name && fd > 2 && fd <= 0x7fffffff)
 					fcntl((int)fd, F_SETFD, FD_CLOEXEC);
 			}
 		}
 		close(dir);
+		if (n == 0)
+			return;
+		// As os.ReadDir failing: report close_range's error.
 	}
 	struct zs_buf msg = {0};
 	buf_str(&msg, "closing inherited descriptors: ");
@@ -1232,39 +775,44 @@ static int exec_file(const char *file, char **argv, char **env)
 	return e;
 }
 
-// die_exec is die(code, NAME+mid+errno text).
-static void die_exec(int code, const char *name, const char *mid, int e) __attribute__((noreturn));
-static void die_exec(int code, const char *name, const char *mid, int e)
+// die_exec is die(code, name + mid + text), text an errno's (e > 0) or
+// literal.
+static void die_exec(int code, const char *name, const char *mid, int e, const char *text) __attribute__((noreturn));
+static void die_exec(int code, const char *name, const char *mid, int e, const char *text)
 {
 	struct zs_buf msg = {0};
 	buf_str(&msg, name);
 	buf_str(&msg, mid);
-	buf_errno(&msg, e);
+	if (e > 0)
+		buf_errno(&msg, e);
+	else
+		buf_str(&msg, text);
 	die(code, &msg, NULL);
 }
 
 // run_command is execvp: a name with a slash as is, any other on each
-// entry of PATH in turn (unset: /bin:/usr/bin; an empty entry is the
-// current directory). It never returns: 127 when nothing was found, 126
-// when something was found but could not be executed.
+// entry of PATH (the first PATH= in env; unset: /bin:/usr/bin; an empty
+// entry is the current directory). It never returns: 127 when nothing was
+// found, 126 when something was found but could not be executed.
 static void run_command(char **argv, char **env) __attribute__((noreturn));
 static void run_command(char **argv, char **env)
 {
 	const char *name = argv[0];
-	struct zs_buf msg = {0};
-	if (name[0] == '\0') {
-		buf_str(&msg, "\"\": command not found");
-		die(127, &msg, NULL);
-	}
+	if (name[0] == '\0')
+		die_exec(127, "\"\"", ": ", 0, "command not found");
 	if (strchr(name, '/') != NULL) {
 		int e = exec_file(name, argv, env);
 		if (e == ENOENT || e == ENOTDIR)
-			die_exec(127, name, ": ", e);
-		die_exec(126, name, ": cannot execute: ", e);
+			die_exec(127, name, ": ", e, NULL);
+		die_exec(126, name, ": cannot execute: ", e, NULL);
 	}
-	const char *path = env_lookup(env, "PATH");
-	if (path == NULL)
-		path = "/bin:/usr/bin";
+	const char *path = "/bin:/usr/bin";
+	for (char **kv = env; *kv != NULL; kv++) {
+		if (strncmp(*kv, "PATH=", 5) == 0) {
+			path = *kv + 5;
+			break;
+		}
+	}
 
 	// searchPath: the longest candidate is the longest entry (or ".") +
 	// "/" + name.
@@ -1287,15 +835,14 @@ static void run_command(char **argv, char **env)
 		file[dlen] = '/';
 		memcpy(file + dlen + 1, name, nlen + 1);
 		int e = exec_file(file, argv, env);
+		struct stat st;
 		switch (e) {
-		case EACCES: {
+		case EACCES:
 			// A PATH directory the user cannot search hides nothing
 			// from us: only a file that is there but not executable
 			// makes this a 126, as in bash.
-			struct stat st;
 			denied = denied || stat(file, &st) == 0;
 			break;
-		}
 		case ENOENT:
 		case ENOTDIR:
 		case ESTALE:
@@ -1303,33 +850,30 @@ static void run_command(char **argv, char **env)
 		case ETIMEDOUT:
 			break;
 		default:
-			die_exec(126, file, ": cannot execute: ", e);
+			die_exec(126, file, ": cannot execute: ", e, NULL);
 		}
 		if (colon == NULL)
 			break;
 		dir = colon + 1;
 	}
-	if (denied) {
-		buf_str(&msg, name);
-		buf_str(&msg, ": cannot execute: permission denied");
-		die(126, &msg, NULL);
-	}
-	buf_str(&msg, name);
-	buf_str(&msg, ": command not found");
-	die(127, &msg, NULL);
+	if (denied)
+		die_exec(126, name, ": cannot execute: ", 0, "permission denied");
+	die_exec(127, name, ": ", 0, "command not found");
 }
 
 // ---- Stage2 -----------------------------------------------------------------
 
-// stage2 is Stage2(args[:n]) in a fresh process, preceded by what the Go
-// runtime would have done. args[n] is NULL.
+// stage2 is Stage2(args[:n]). args[n] is NULL.
+//
+// The command inherits the signal dispositions, signal mask, standard
+// descriptors and environment this process was executed with, as from any
+// execve-based launcher. (The Go stage 2 hands on what the Go runtime made
+// of them: a few SIG_IGN reset, some signals unblocked, a closed stdin,
+// stdout or stderr opened on /dev/null, duplicate environment entries
+// dropped. None of it bears on the sandbox.)
 static void stage2(int n, char **args, char **envp) __attribute__((noreturn));
 static void stage2(int n, char **args, char **envp)
 {
-	int secure = getauxval(AT_SECURE) != 0;
-	mirror_go_checkfds();
-	mirror_go_signals(go_async_preempt(envp));
-
 	struct zs_config c;
 	struct zs_buf err = {0};
 	int sep = parse_args(n, args, &c, &err);
@@ -1339,7 +883,7 @@ static void stage2(int n, char **args, char **envp)
 	// process, and execve keeps them.
 	enforce(&c);
 	close_inherited();
-	run_command(args + sep + 1, go_environ(envp, secure));
+	run_command(args + sep + 1, envp);
 }
 
 // zs_stage2_ctor runs before main (and so before the Go runtime). glibc
@@ -1367,10 +911,10 @@ static void hand_over(struct zs_buf *b, char **out, size_t *outlen)
 	*outlen = b->len - 1;
 }
 
-void zs_test_quote(const char *s, size_t n, char **out, size_t *outlen)
+void zs_test_quote(const char *s, char **out, size_t *outlen)
 {
 	struct zs_buf b = {0};
-	buf_quote(&b, s, n);
+	buf_quote(&b, s);
 	hand_over(&b, out, outlen);
 }
 
@@ -1381,39 +925,26 @@ void zs_test_errno(int e, char **out, size_t *outlen)
 	hand_over(&b, out, outlen);
 }
 
-long zs_test_print_mismatch(const unsigned char *bitmap)
-{
-	for (uint32_t r = 0; r <= 0x10FFFF; r++)
-		if (is_print(r) != ((bitmap[r / 8] >> (r % 8)) & 1))
-			return (long)r;
-	return -1;
-}
-
-// describe_config is the Config and command index, one fact a line.
-static void describe_config(struct zs_buf *b, const struct zs_config *c, int sep)
-{
-	buf_str(b, "landlock=");
-	buf_str(b, mode_name(c->mode));
-	buf_str(b, c->deny ? "\nnetwork=deny\n" : "\nnetwork=allow\n");
-	for (int i = 0; i < c->nitems; i++) {
-		if (has_prefix(c->items[i], KEY_WRITABLE)) {
-			buf_str(b, c->items[i]);
-			buf_byte(b, '\n');
-		}
-	}
-	buf_str(b, "command=");
-	buf_uint(b, (unsigned)(sep + 1));
-	buf_byte(b, '\n');
-}
-
 int zs_test_parse(int n, char **args, char **out, size_t *outlen)
 {
+	static const char *const modes[] = {"", "auto", "require", "off"};
 	struct zs_config c;
 	struct zs_buf b = {0};
 	int sep = parse_args(n, args, &c, &b);
-	if (sep >= 0) {
+	if (sep >= 0) { // the Config and command index, one fact a line
 		b.len = 0;
-		describe_config(&b, &c, sep);
+		buf_str(&b, "landlock=");
+		buf_str(&b, modes[c.mode]);
+		buf_str(&b, c.deny ? "\nnetwork=deny\n" : "\nnetwork=allow\n");
+		for (int i = 0; i < c.nitems; i++) {
+			if (has_prefix(c.items[i], KEY_WRITABLE)) {
+				buf_str(&b, c.items[i]);
+				buf_byte(&b, '\n');
+			}
+		}
+		buf_str(&b, "command=");
+		buf_uint(&b, (unsigned)(sep + 1));
+		buf_byte(&b, '\n');
 	}
 	hand_over(&b, out, outlen);
 	return sep >= 0;
@@ -1421,6 +952,7 @@ int zs_test_parse(int n, char **args, char **out, size_t *outlen)
 
 int zs_test_rules(int n, char **args, int abi, char **out, size_t *outlen)
 {
+	static const char *const statuses[] = {"enforced", "off", "unavailable", "refused"};
 	struct zs_config c;
 	struct zs_plan p;
 	struct zs_buf b = {0};
@@ -1431,7 +963,7 @@ int zs_test_rules(int n, char **args, int abi, char **out, size_t *outlen)
 	b.len = 0;
 	make_plan(&c, abi, &p);
 	buf_str(&b, "status=");
-	buf_str(&b, zs_status_names[p.status]);
+	buf_str(&b, statuses[p.status]);
 	buf_str(&b, "\nabi=");
 	buf_uint(&b, (unsigned)p.abi);
 	buf_str(&b, "\nrequired=");
@@ -1460,7 +992,7 @@ int zs_test_rules(int n, char **args, int abi, char **out, size_t *outlen)
 			if (!rule_at(&c, p.fs, i, &r))
 				continue;
 			buf_str(&b, "allow ");
-			buf_quote_str(&b, r.path);
+			buf_quote(&b, r.path);
 			buf_str(&b, r.if_exists ? " if-exists: " : ": ");
 			buf_fs_names(&b, r.access);
 			buf_byte(&b, '\n');

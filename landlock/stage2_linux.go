@@ -26,7 +26,11 @@ import (
 // In builds with cgo on glibc (amd64, arm64) this function is not reached:
 // stage2_linux.c does the same in C from a constructor, before the Go
 // runtime starts, unless built with -tags zsandbox_gostage2. Keep the two in
-// step: TestStage2Implementations runs both on the same cases.
+// step: TestStage2Implementations runs both on the same cases. Messages
+// quote with quote, not %q, and spell errnos with errText, so that the C
+// needs no Unicode or errno tables. What the command inherits differs only
+// in what the Go runtime changed before Stage2 runs (see stage2_linux.c's
+// stage2); none of it bears on the sandbox.
 func Stage2(args []string) {
 	c, argv, err := ParseArgs(args)
 	if err != nil {
@@ -40,13 +44,36 @@ func Stage2(args []string) {
 		if errors.As(err, &re) {
 			die(127, re.Error()+"; the command did not run", re.Hint())
 		}
-		die(127, "landlock: "+err.Error()+"; the command did not run", "")
+		die(127, "landlock: "+errMessage(err)+"; the command did not run", "")
 	}
 	if err := closeInherited(); err != nil {
-		die(127, "closing inherited descriptors: "+err.Error()+"; the command did not run", "")
+		die(127, "closing inherited descriptors: "+errMessage(err)+"; the command did not run", "")
 	}
 	code, msg := execvp(argv, os.Environ())
 	die(code, msg, "")
+}
+
+// errText is an errno's text in stage 2's messages: Go's for the errnos
+// stage 2 reports, "errno N" for any other, so that the C stage 2 needs no
+// table of every errno's text. (Go's texts are the same on amd64 and arm64.)
+func errText(e syscall.Errno) string {
+	switch e {
+	case unix.EPERM, unix.ENOENT, unix.E2BIG, unix.ENOEXEC, unix.ENOMEM, unix.EACCES, unix.ETXTBSY,
+		unix.ENOTDIR, unix.EISDIR, unix.ENAMETOOLONG, unix.ENOSYS, unix.ELOOP:
+		return e.Error()
+	}
+	return "errno " + strconv.Itoa(int(e))
+}
+
+// errMessage is err.Error() with the errno that ends it (every error
+// enforce and closeInherited return wraps one last, if any) spelled by
+// errText.
+func errMessage(err error) string {
+	var e syscall.Errno
+	if msg := err.Error(); errors.As(err, &e) && strings.HasSuffix(msg, e.Error()) {
+		return strings.TrimSuffix(msg, e.Error()) + errText(e)
+	}
+	return err.Error()
 }
 
 // die prints zsandbox's error (and hint) lines and exits.
@@ -98,9 +125,9 @@ func execvp(argv, env []string) (int, string) {
 	case strings.IndexByte(name, '/') >= 0:
 		err := execFile(name, argv, env)
 		if err == unix.ENOENT || err == unix.ENOTDIR {
-			return 127, name + ": " + err.Error()
+			return 127, name + ": " + errText(err)
 		}
-		return 126, name + ": cannot execute: " + err.Error()
+		return 126, name + ": cannot execute: " + errText(err)
 	}
 	path, ok := lookupEnv(env, "PATH")
 	if !ok {
@@ -141,7 +168,7 @@ func searchPath(path string, argv, env []string) (int, string) {
 			denied = denied || unix.Stat(file, &st) == nil
 		case unix.ENOENT, unix.ENOTDIR, unix.ESTALE, unix.ENODEV, unix.ETIMEDOUT:
 		default:
-			return 126, file + ": cannot execute: " + err.Error()
+			return 126, file + ": cannot execute: " + errText(err)
 		}
 	}
 	if denied {

@@ -12,15 +12,11 @@ int zs_stage2_active(void);
 // The hooks below write their answer to a malloc'd buffer (*out, *outlen)
 // that the caller frees.
 
-// zs_test_quote quotes s[:n] as Go's strconv.Quote.
-void zs_test_quote(const char *s, size_t n, char **out, size_t *outlen);
+// zs_test_quote quotes s as quote (args.go) does.
+void zs_test_quote(const char *s, char **out, size_t *outlen);
 
-// zs_test_errno spells errno e as Go's syscall.Errno.Error.
+// zs_test_errno spells errno e as errText (stage2_linux.go) does.
 void zs_test_errno(int e, char **out, size_t *outlen);
-
-// zs_test_print_mismatch compares the C isprint with bitmap (bit r set when
-// strconv.IsPrint(r), r ≤ 0x10FFFF): the first rune they disagree on, or -1.
-long zs_test_print_mismatch(const unsigned char *bitmap);
 
 // zs_test_parse parses the stage-2 arguments args[:n] (args[n] is NULL) and
 // returns 1 and a description of the Config, or 0 and the error message.
