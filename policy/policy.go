@@ -80,12 +80,3 @@ func (p *Policy) WritablePaths() []string {
 	}
 	return out
 }
-
-// HiddenPaths returns the hidden paths, in policy order.
-func (p *Policy) HiddenPaths() []string {
-	out := make([]string, len(p.Hidden))
-	for i, h := range p.Hidden {
-		out[i] = h.Path
-	}
-	return out
-}

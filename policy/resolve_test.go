@@ -150,7 +150,7 @@ func TestResolveHidden(t *testing.T) {
 		t.Errorf("~/.aws = %+v (listed %v), want listed as not existing", h, ok)
 	}
 	if _, ok := got[filepath.Join(f.proj, "secrets.txt")]; !ok {
-		t.Errorf("--hide relative path not resolved against cwd: %v", p.HiddenPaths())
+		t.Errorf("--hide relative path not resolved against cwd: %v", p.Hidden)
 	}
 }
 
