@@ -37,7 +37,11 @@ func hostFacts() (policy.Host, error) {
 			home = u.HomeDir
 		}
 	}
-	return policy.Host{Cwd: cwd, Home: home, Env: os.Environ()}, nil
+	here, err := os.Stat(".")
+	if err != nil {
+		return policy.Host{}, err
+	}
+	return policy.Host{Cwd: cwd, CwdInfo: here, Home: home, Env: os.Environ()}, nil
 }
 
 func runExec(c *cli.Context) error {

@@ -20,7 +20,7 @@ const (
 	StatusFD    = 4 // --json-status-fd: tells bwrap's setup failure from the command's exit
 	SeccompFD   = 5 // --seccomp: the compiled BPF program
 	ExeFD       = 6 // zsandbox itself, run as the Landlock stage 2 (/proc/self/fd/6)
-	FirstDataFD = 7 // one empty file per hidden file (--ro-bind-data)
+	FirstFileFD = 7 // Plan.Files, in order
 )
 
 // Options are the parts of the plan that are not policy.
@@ -31,12 +31,14 @@ type Options struct {
 
 // Plan is what the runner passes to bwrap: the options (through --args
 // ArgsFD), then "--" and the command on bwrap's own command line (bwrap
-// ignores a command inside --args), and the empty files the masks read.
+// ignores a command inside --args), and the files the options name.
 type Plan struct {
 	Args    []string
 	Command []string
-	// DataFiles is how many empty files the runner passes from FirstDataFD.
-	DataFiles int
+	// Files are passed from FirstFileFD on: a path is the source of a
+	// --bind-fd / --ro-bind-fd, opened without following any symlink;
+	// "" is an empty file for a --ro-bind-data mask.
+	Files []string
 }
 
 // Args renders the plan for running argv under p.
@@ -57,22 +59,26 @@ func Args(p *policy.Policy, argv []string, o Options) Plan {
 	// cannot be written.
 	b.add("--remount-ro", "/proc")
 	// Writable roots come after the base so they reopen parts of it for
-	// writing; policy orders them parents first.
+	// writing; policy orders them parents first. Every bind takes its
+	// source from a descriptor the runner opened without following
+	// symlinks: a path could be swapped for a symlink by another sandboxed
+	// command between policy resolution and bwrap's mount.
 	for _, r := range p.Writable {
-		b.add("--bind", r.Path, r.Path)
+		b.add("--bind-fd", b.file(r.Path), r.Path)
 	}
-	// Directories between a protected path and its root are pinned (bound
-	// onto themselves): a mount point cannot be renamed, so "mv .git x &&
-	// mkdir .git" cannot step around the protection. Pins come before the
-	// read-only binds, which they would otherwise cover.
-	for _, dir := range Pins(p.Protected) {
-		b.add("--bind", dir, dir)
+	// Directories between a protected or hidden path and its root are
+	// pinned (bound onto themselves): a mount point cannot be renamed, so
+	// "mv .git x && mkdir .git" or "mv ~/.docker ~/d" cannot step around
+	// the protection or carry a masked secret to a name the next run does
+	// not mask. Pins come before the binds and masks they would cover.
+	for _, dir := range Pins(pinned(p)) {
+		b.add("--bind-fd", b.file(dir), dir)
 	}
 	// Protected paths are re-bound read-only after the writable roots that
 	// contain them, or the roots would cover them. A path that did not exist
 	// has a placeholder made by the runner (see Placeholders).
 	for _, pr := range p.Protected {
-		b.add("--ro-bind", pr.Path, pr.Path)
+		b.add("--ro-bind-fd", b.file(pr.Path), pr.Path)
 	}
 	// Hidden paths are masked last so nothing later can uncover them, not
 	// even a writable root that contains them.
@@ -84,11 +90,24 @@ func Args(p *policy.Policy, argv []string, o Options) Plan {
 		b.add("--seccomp", itoa(SeccompFD))
 	}
 	b.add("--json-status-fd", itoa(StatusFD))
-	return Plan{Args: b.args, Command: argv, DataFiles: b.data}
+	return Plan{Args: b.args, Command: argv, Files: b.files}
 }
 
-// Pins returns the directories strictly between each protected path and
-// its writable root, parents first, each once.
+// pinned lists the protected paths and the existing hidden paths that lie
+// inside writable roots, each with its innermost root.
+func pinned(p *policy.Policy) []policy.Protected {
+	out := append([]policy.Protected(nil), p.Protected...)
+	rootOf := p.RootFinder()
+	for _, h := range p.Hidden {
+		if root, ok := rootOf(h.Path); ok && h.Exists {
+			out = append(out, policy.Protected{Path: h.Path, Root: root, Exists: true})
+		}
+	}
+	return out
+}
+
+// Pins returns the directories strictly between each path and its
+// writable root, parents first, each once.
 func Pins(prot []policy.Protected) []string {
 	var out []string
 	seen := map[string]bool{}
@@ -133,14 +152,19 @@ func (b *builder) mask(h policy.Hidden) {
 	case h.IsDir:
 		b.add("--perms", "0000", "--tmpfs", h.Path, "--remount-ro", h.Path)
 	default:
-		b.add("--perms", "0000", "--ro-bind-data", itoa(FirstDataFD+b.data), h.Path)
-		b.data++
+		b.add("--perms", "0000", "--ro-bind-data", b.file(""), h.Path)
 	}
 }
 
 type builder struct {
-	args []string
-	data int
+	args  []string
+	files []string
+}
+
+// file registers a descriptor the runner will pass and returns its number.
+func (b *builder) file(source string) string {
+	b.files = append(b.files, source)
+	return itoa(FirstFileFD + len(b.files) - 1)
 }
 
 func (b *builder) add(args ...string) { b.args = append(b.args, args...) }

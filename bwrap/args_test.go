@@ -4,6 +4,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -95,23 +96,39 @@ func TestArgsOrder(t *testing.T) {
 	home.Writable = append(home.Writable, policy.Root{Path: "/home/u", Source: policy.SourceFlag})
 	home.Protected = []policy.Protected{{Path: "/home/u/.bashrc", Root: "/home/u", Exists: true}}
 	plan := Args(home, []string{"true"}, Options{})
-	idx := func(args ...string) int {
-		for i := 0; i+len(args) <= len(plan.Args); i++ {
-			if cmp.Equal(plan.Args[i:i+len(args)], args) {
+	// idx finds "opt SOURCE dest" (or "opt dest dest" for plain binds).
+	idx := func(opt, dest string) int {
+		for i := 0; i+2 < len(plan.Args); i++ {
+			if plan.Args[i] == opt && plan.Args[i+2] == dest {
 				return i
 			}
 		}
-		t.Fatalf("%q not in plan %q", args, plan.Args)
+		t.Fatalf("%s ... %s not in plan %q", opt, dest, plan.Args)
 		return -1
 	}
-	base := idx("--ro-bind", "/", "/")
-	bind := idx("--bind", "/home/u", "/home/u")
-	prot := idx("--ro-bind", "/home/u/.bashrc", "/home/u/.bashrc")
-	mask := idx("--tmpfs", "/home/u/.ssh")
-	if !(base < bind && bind < prot && prot < mask) {
-		t.Errorf("order base=%d bind=%d protected=%d mask=%d, want increasing", base, bind, prot, mask)
+	base := idx("--ro-bind", "/")
+	bind := idx("--bind-fd", "/home/u")
+	pin := idx("--bind-fd", "/home/u/.docker")
+	prot := idx("--ro-bind-fd", "/home/u/.bashrc")
+	mask := idx("--perms", "--tmpfs") // the mask of /home/u/.ssh, the only directory mask
+	if !(base < bind && bind < pin && pin < prot && prot < mask) {
+		t.Errorf("order base=%d bind=%d pin=%d protected=%d mask=%d, want increasing", base, bind, pin, prot, mask)
 	}
-	if plan.DataFiles != 2 {
-		t.Errorf("DataFiles = %d, want 2 (one per existing hidden file)", plan.DataFiles)
+	empty := 0
+	for i, src := range plan.Files {
+		fd := strconv.Itoa(FirstFileFD + i)
+		if src == "" {
+			empty++
+			continue
+		}
+		// Each bind's descriptor is opened from the very path it is bound on.
+		for j := 0; j+2 < len(plan.Args); j++ {
+			if plan.Args[j+1] == fd && strings.HasSuffix(plan.Args[j], "-fd") && plan.Args[j+2] != src {
+				t.Errorf("fd %s opens %q but is bound on %q", fd, src, plan.Args[j+2])
+			}
+		}
+	}
+	if empty != 2 {
+		t.Errorf("%d empty files, want 2 (one per existing hidden file)", empty)
 	}
 }

@@ -111,15 +111,45 @@ func (r Run) files() (files []*os.File, status *os.File, err error) {
 	}
 	// A nil entry keeps the FD numbers fixed and is closed in bwrap.
 	files = []*os.File{args, statusW, r.Seccomp, r.Exe}
-	for i := 0; i < r.Plan.DataFiles; i++ {
-		f, err := os.Open(os.DevNull)
+	for _, src := range r.Plan.Files {
+		f, err := planFile(src)
 		if err != nil {
 			closeAll(files)
+			statusR.Close()
 			return nil, nil, err
 		}
 		files = append(files, f)
 	}
 	return files, statusR, nil
+}
+
+// planFile opens one of the plan's files: an empty file for a mask, or a
+// bind source opened with no symlink anywhere in its path, so bwrap binds
+// exactly the directory the policy resolved, whatever a concurrent command
+// has since put at that path.
+func planFile(src string) (*os.File, error) {
+	if src == "" {
+		return os.Open(os.DevNull)
+	}
+	fd, err := unix.Openat2(unix.AT_FDCWD, src, &unix.OpenHow{
+		Flags:   unix.O_PATH | unix.O_CLOEXEC,
+		Resolve: unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_MAGICLINKS,
+	})
+	if err != nil {
+		return nil, &ChangedError{Path: src, Err: err}
+	}
+	return os.NewFile(uintptr(fd), src), nil
+}
+
+// ChangedError means a path the policy resolved is no longer what it was
+// (now a symlink, or gone): nothing runs.
+type ChangedError struct {
+	Path string
+	Err  error
+}
+
+func (e *ChangedError) Error() string {
+	return fmt.Sprintf("%q changed after the policy was resolved (%v); another process may be racing the sandbox", e.Path, e.Err)
 }
 
 // argsFile puts the NUL-separated argv in a memfd, so no list of roots is

@@ -197,7 +197,10 @@ func Guard(entries []string) {
 	for i := len(entries) - 1; i >= 0; i-- {
 		kind, path, _ := strings.Cut(entries[i], ":")
 		if kind == "d" {
-			unix.Rmdir(path) // only if empty: anything the command wrote stays
+			// Only if empty: anything the command wrote there stays.
+			if err := unlinkIn(path, unix.AT_REMOVEDIR); err != nil && err != unix.ENOTEMPTY && err != unix.ENOENT {
+				warnLeft(path, err)
+			}
 			continue
 		}
 		removeIfLast(path, 3+countFiles(entries[:i]))
@@ -227,7 +230,36 @@ func removeIfLast(path string, fd int) {
 	if unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB) != nil || !isPlaceholder(path) {
 		return
 	}
-	os.Remove(path)
+	if err := unlinkIn(path, 0); err != nil && err != unix.ENOENT {
+		warnLeft(path, err)
+	}
+}
+
+// unlinkIn removes path through a descriptor of its parent, opened without
+// following a symlink. If the command took write permission away from the
+// parent (chmod 555 ~), it is lent back for the unlink and then restored.
+func unlinkIn(path string, flags int) error {
+	dir, err := unix.Open(filepath.Dir(path), unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(dir)
+	base := filepath.Base(path)
+	err = unix.Unlinkat(dir, base, flags)
+	if err != unix.EACCES && err != unix.EPERM {
+		return err
+	}
+	var st unix.Stat_t
+	if unix.Fstat(dir, &st) != nil || unix.Fchmod(dir, st.Mode&0o7777|0o300) != nil {
+		return err
+	}
+	err = unix.Unlinkat(dir, base, flags)
+	unix.Fchmod(dir, st.Mode&0o7777)
+	return err
+}
+
+func warnLeft(path string, err error) {
+	fmt.Fprintf(os.Stderr, "zsandbox: warning: could not remove the placeholder %q: %v; remove it by hand\n", path, err)
 }
 
 // waitGone waits for the process pid to exit; when the sandbox's init

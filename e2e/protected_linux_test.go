@@ -242,3 +242,46 @@ func TestMissingHiddenPathsCannotBeCreated(t *testing.T) {
 		assertSameTree(t, before, snapshot(t, e.home), "after planting attempts")
 	})
 }
+
+// TestHiddenCannotBeMovedAside: the directories above a hidden path inside
+// a writable root are pinned, so the command cannot carry a masked secret
+// to a name the next run does not mask (mv ~/.docker ~/d, then read
+// ~/d/config.json).
+func TestHiddenCannotBeMovedAside(t *testing.T) {
+	each(t, func(t *testing.T, e *env) {
+		deep := filepath.Join(e.proj, "conf", "deep")
+		e.mkdir(deep)
+		e.write(filepath.Join(deep, "token"), e.secret+"\n")
+		e.chownAll()
+		for _, step := range [][]string{
+			{e.home, "mv .docker moved-docker"},
+			{e.home, "cat moved-docker/config.json"},
+			{e.proj, "mv conf conf2 || mv conf/deep conf/deep2"},
+			{e.proj, "cat conf2/deep/token conf/deep2/token"},
+		} {
+			r := e.runIn(step[0], nil, "exec", "--hide", filepath.Join(deep, "token"), "--", "sh", "-c", step[1])
+			mustFail(t, r, step[1])
+			assertNoSecret(t, e, r, step[1])
+		}
+		assertContent(t, filepath.Join(e.home, ".docker", "config.json"), e.secret+"\n")
+		assertContent(t, filepath.Join(deep, "token"), e.secret+"\n")
+		assertNotExist(t, filepath.Join(e.home, "moved-docker"))
+	})
+}
+
+// TestPlaceholdersRemovedAfterChmod: a command that takes write permission
+// away from the home it may write (chmod 555 ~) still leaves no
+// placeholder behind.
+func TestPlaceholdersRemovedAfterChmod(t *testing.T) {
+	each(t, func(t *testing.T, e *env) {
+		before := snapshot(t, e.home)
+		r := e.runIn(e.home, nil, "exec", "--", "chmod", "555", e.home)
+		mustSucceed(t, r, "chmod 555 ~")
+		after := snapshot(t, e.home)
+		os.Chmod(e.home, 0o755)
+		assertSameTree(t, before, after, "after chmod 555 ~")
+		if strings.Contains(r.stderr, "could not remove") {
+			t.Errorf("the guard warned about leftovers:\n%s", r)
+		}
+	})
+}

@@ -101,6 +101,16 @@ func (p *Policy) protectedCandidates() []string {
 	return out
 }
 
+// RootFinder returns a function that finds the innermost writable root
+// strictly above a path (the set of roots is built once).
+func (p *Policy) RootFinder() func(path string) (root string, ok bool) {
+	roots := pathSet{}
+	for _, r := range p.Writable {
+		roots.add(r.Path)
+	}
+	return func(path string) (string, bool) { return innermostRoot(path, roots) }
+}
+
 // innermostRoot returns the deepest writable root strictly above path.
 func innermostRoot(path string, roots pathSet) (string, bool) {
 	for d := filepath.Dir(path); ; d = filepath.Dir(d) {

@@ -12,9 +12,13 @@ import (
 
 // Host holds the facts about the caller that a policy depends on.
 type Host struct {
-	Cwd  string   // the caller's working directory
-	Home string   // the caller's home directory
-	Env  []string // the caller's environment, KEY=VALUE
+	Cwd string // the caller's working directory
+	// CwdInfo is what stat(".") said about it, when known: the resolved
+	// cwd must be that very directory (a concurrent command could swap a
+	// component of the path for a symlink while it is being resolved).
+	CwdInfo os.FileInfo
+	Home    string   // the caller's home directory
+	Env     []string // the caller's environment, KEY=VALUE
 }
 
 // Getenv returns the value of name in the host environment.
@@ -104,6 +108,14 @@ func resolveCwd(dir string, host Host, fs *symlinks) (string, error) {
 	c, err := fs.canonical(abs)
 	if err != nil {
 		return "", usagef("--cwd %q: no such directory", dir)
+	}
+	if dir == host.Cwd && host.CwdInfo != nil {
+		if fi, err := os.Stat(c); err != nil || !os.SameFile(fi, host.CwdInfo) {
+			return "", &UnsafeError{
+				Msg:  fmt.Sprintf("the working directory resolved to %q, which is not the directory zsandbox was started in: a path component changed while it was resolved", c),
+				Hint: "another process is renaming directories above the working directory; run again once it stops",
+			}
+		}
 	}
 	if fi, err := os.Stat(c); err != nil || !fi.IsDir() {
 		return "", usagef("--cwd %q: not a directory", dir)

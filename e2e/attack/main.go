@@ -36,6 +36,8 @@ func attack(kind, target string) error {
 		return sendUDP(target)
 	case "syscall":
 		return probe(target)
+	case "swap":
+		return swapLoop(target, os.Args[3:])
 	case "write":
 		return os.WriteFile(target, []byte("attack\n"), 0o644)
 	case "openw":

@@ -47,7 +47,7 @@ func explainLine(env runEnv, argv []string) (bwrapLine, error) {
 // directBwrap runs the explained bwrap line without zsandbox. The options
 // name descriptors; each gets what zsandbox would hand over: the seccomp
 // filter zsandbox compiles (the built-in profile plus --network deny), a
-// status sink, an empty file per --ro-bind-data. With viaArgs the options
+// status sink, an empty file per --ro-bind-data, the source of each --bind-fd. With viaArgs the options
 // go through --args ArgsFD in a memfd, as zsandbox passes them; else they
 // are on bwrap's command line.
 func directBwrap(env runEnv, argv []string, viaArgs bool) (*variant, error) {
@@ -99,6 +99,11 @@ func descriptors(options []string) (files []*os.File, rewind func(), err error) 
 			f, err = os.OpenFile(os.DevNull, os.O_WRONLY, 0)
 		case "--ro-bind-data", "--bind-data", "--file":
 			f, err = os.Open(os.DevNull)
+		case "--bind-fd", "--ro-bind-fd":
+			// The bind source, opened as exec opens it (a path descriptor).
+			if i+2 < len(options) {
+				f, err = os.OpenFile(options[i+2], unix.O_PATH, 0)
+			}
 		case "--args", "--block-fd", "--userns-block-fd", "--sync-fd", "--userns", "--userns2", "--pidns":
 			err = fmt.Errorf("bwrap option %s: not supported by the benchmark", options[i])
 		default:
