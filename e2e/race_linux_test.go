@@ -52,3 +52,37 @@ func TestRootSwapRace(t *testing.T) {
 		}
 	})
 }
+
+// TestRootSwapRaceAlone: the same race against --backend landlock, whose
+// Landlock rules are opened by path: a swapped-in symlink must make the
+// run refuse, never carry the write rule to its target.
+func TestRootSwapRaceAlone(t *testing.T) {
+	each(t, func(t *testing.T, e *env) {
+		if e.id.uid == 0 {
+			return // the backend refuses root (TestAloneBackend)
+		}
+		parent := filepath.Join(e.proj, "race")
+		sub := filepath.Join(parent, "sub")
+		victim := filepath.Join(e.base, "victim")
+		e.mkdir(sub)
+		e.mkdir(victim)
+		if err := os.Symlink(victim, filepath.Join(parent, "link")); err != nil {
+			t.Fatal(err)
+		}
+		e.chownAll()
+		swapper := e.command(parent, "exec", "--", attackBin, "swap", "sub", "link", "5000")
+		if err := swapper.Start(); err != nil {
+			t.Fatal(err)
+		}
+		defer swapper.Wait()
+		loop := `for i in $(seq 60); do "$ZS" exec --backend landlock --no-warning -- sh -c 'echo x >> "$V/pwned"' 2>/dev/null; done; true`
+		cmd := e.command(sub)
+		cmd.Path = "/bin/sh"
+		cmd.Args = []string{"sh", "-c", "cd " + sub + " && " + loop}
+		cmd.Env = append(cmd.Env, "ZS="+zsandbox, "V="+victim)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("victim loop: %v\n%s", err, out)
+		}
+		assertNotExist(t, filepath.Join(victim, "pwned"))
+	})
+}

@@ -171,7 +171,7 @@ func AloneRules(c AloneConfig, abi int, exists func(string) (isDir, ok bool), li
 		paths = mergeRule(paths, p, rs.HandledFS)
 	}
 	for _, w := range c.Writable {
-		paths = mergeRule(paths, PathRule{Path: w, Access: readAccess | writeAccess}, rs.HandledFS)
+		paths = mergeRule(paths, PathRule{Path: w, Access: readAccess | writeAccess, Exact: true}, rs.HandledFS)
 	}
 	for _, d := range append(devices, "/dev/random", "/dev/urandom") {
 		paths = mergeRule(paths, PathRule{Path: d, Access: deviceAccess, IfExists: true}, rs.HandledFS)
@@ -203,6 +203,7 @@ func mergeRule(rules []PathRule, p PathRule, handled AccessFS) []PathRule {
 			rules[i].Access |= p.Access
 			rules[i].IfExists = rules[i].IfExists && p.IfExists
 			rules[i].NoFollow = rules[i].NoFollow && p.NoFollow
+			rules[i].Exact = rules[i].Exact || p.Exact
 			return rules
 		}
 	}

@@ -123,7 +123,13 @@ func openRulePath(p PathRule) (fd int, mode uint32, err error) {
 	if p.NoFollow {
 		flags |= unix.O_NOFOLLOW
 	}
-	fd, err = unix.Open(p.Path, flags, 0)
+	if p.Exact {
+		fd, err = unix.Openat2(unix.AT_FDCWD, p.Path, &unix.OpenHow{
+			Flags: uint64(flags), Resolve: unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_MAGICLINKS,
+		})
+	} else {
+		fd, err = unix.Open(p.Path, flags, 0)
+	}
 	if err != nil {
 		if p.IfExists && errors.Is(err, unix.ENOENT) {
 			return -1, 0, nil

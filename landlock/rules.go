@@ -70,6 +70,10 @@ type PathRule struct {
 	// NoFollow rules are skipped when the path is a symlink; other rules
 	// land on what a symlink points to.
 	NoFollow bool `json:"noFollow,omitempty"`
+	// Exact rules are opened with no symlink anywhere in the path, and one
+	// there is an error: the policy resolved the path, so a symlink now
+	// means another process swapped one in to move the rule elsewhere.
+	Exact bool `json:"exact,omitempty"`
 }
 
 // Protection is one protection of the fence and the ABI that enforces it.
