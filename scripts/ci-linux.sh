@@ -5,23 +5,25 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-need=()
-command -v bwrap >/dev/null || need+=(bubblewrap)
-command -v gcc >/dev/null || need+=(gcc)
-command -v pkg-config >/dev/null || need+=(pkg-config)
-command -v git >/dev/null || need+=(git)
-command -v unshare >/dev/null || need+=(util-linux)
-command -v file >/dev/null || need+=(file)
-command -v useradd >/dev/null || need+=(passwd)
-pkg-config --exists libseccomp 2>/dev/null || need+=(libseccomp-dev)
-[ -e /usr/lib/x86_64-linux-gnu/libseccomp.a ] || [ -e /usr/lib/aarch64-linux-gnu/libseccomp.a ] || need+=(libseccomp-dev)
-if [ ${#need[@]} -gt 0 ]; then
-  if [ "$(id -u)" -ne 0 ]; then
-    echo "ci-linux: missing ${need[*]}; run as root or install them" >&2
-    exit 1
-  fi
+# Go may be installed without being on PATH (a fresh CI shell).
+if ! command -v go >/dev/null && [ -x /usr/local/go/bin/go ]; then
+  export PATH=$PATH:/usr/local/go/bin
+fi
+
+# What the build and the tests need. As root, always install (a no-op when
+# present): a green run on a machine that happened to have them must not
+# hide a missing step on a fresh one.
+need=(bubblewrap libseccomp-dev gcc pkg-config git util-linux file passwd curl make)
+# Only when missing: the machine may carry its own builds of these.
+command -v python3 >/dev/null || need+=(python3)
+command -v node >/dev/null || need+=(nodejs)
+if [ "$(id -u)" -eq 0 ]; then
   apt-get update -qq
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
+else
+  for tool in bwrap gcc pkg-config git unshare file python3 node curl make; do
+    command -v "$tool" >/dev/null || { echo "ci-linux: $tool is missing; run as root to install it" >&2; exit 1; }
+  done
 fi
 command -v go >/dev/null || { echo "ci-linux: Go is required (https://go.dev/dl/)" >&2; exit 1; }
 
