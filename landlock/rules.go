@@ -158,28 +158,30 @@ func Rules(c Config, abi int) Ruleset {
 }
 
 // allowRules grants read everywhere and write under the roots and devices.
-// A path named twice gets one rule with the union of the rights.
+// A path named twice gets one rule with the union of the rights. Roots are
+// Exact: the policy resolved them, so a symlink in one now is a swap.
 func allowRules(writable []string, handled AccessFS) []PathRule {
 	var out []PathRule
-	add := func(p string, a AccessFS, ifExists bool) {
+	add := func(p string, a AccessFS, ifExists, exact bool) {
 		for i := range out {
 			if out[i].Path == p {
 				out[i].Access |= a & handled
 				out[i].IfExists = out[i].IfExists && ifExists
+				out[i].Exact = out[i].Exact || exact
 				return
 			}
 		}
-		out = append(out, PathRule{Path: p, Access: a & handled, IfExists: ifExists})
+		out = append(out, PathRule{Path: p, Access: a & handled, IfExists: ifExists, Exact: exact})
 	}
-	add("/", readAccess, false)
+	add("/", readAccess, false, false)
 	for _, w := range writable {
-		add(w, readAccess|writeAccess, false)
+		add(w, readAccess|writeAccess, false, true)
 	}
 	for _, d := range devices {
-		add(d, deviceAccess, true)
+		add(d, deviceAccess, true, false)
 	}
 	for _, d := range deviceDirs {
-		add(d, readAccess|writeAccess, true)
+		add(d, readAccess|writeAccess, true, false)
 	}
 	return out
 }

@@ -26,7 +26,7 @@ const (
 func paths(root, dev AccessFS) []PathRule {
 	return []PathRule{
 		{Path: "/", Access: read},
-		{Path: "/w", Access: root},
+		{Path: "/w", Access: root, Exact: true},
 		{Path: "/dev/null", Access: dev, IfExists: true},
 		{Path: "/dev/zero", Access: dev, IfExists: true},
 		{Path: "/dev/full", Access: dev, IfExists: true},

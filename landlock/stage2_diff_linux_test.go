@@ -394,6 +394,10 @@ func stage2DiffCases(t *testing.T) []diffCase {
 		{name: "roots that are files, devices, / and repeated", effects: listFiles, setup: func(f *fixture) { f.write(f.root+"/file", "old\n") }, spec: raw(
 			"landlock=require", "network=deny", "writable=$BASE/root/file", "writable=/dev/null", "writable=/", "writable=$BASE/root", "writable=$BASE/root",
 			"--", "sh", "-c", "echo new > $BASE/root/file && echo ok")},
+		{name: "a root that became a symlink (a swap) refuses", effects: listFiles, setup: func(f *fixture) {
+			f.mkdir(f.root + "/real")
+			os.Symlink(f.root+"/real", f.root+"/swapped")
+		}, spec: raw("landlock=require", "network=deny", "writable=$BASE/root/swapped", "--", "sh", "-c", "echo x > $BASE/root/real/f")},
 		{name: "many roots", effects: listFiles, setup: func(f *fixture) {
 			for i := range 100 {
 				f.mkdir(f.root + "/d" + strconv.Itoa(i))

@@ -44,6 +44,12 @@
 
 #include "stage2_linux.h"
 
+// openat2 and its RESOLVE_* flags (linux/openat2.h), spelled out for older
+// headers; the number is the same on every architecture.
+#define ZS_SYS_OPENAT2 437
+#define ZS_RESOLVE_NO_MAGICLINKS 0x02
+#define ZS_RESOLVE_NO_SYMLINKS 0x04
+
 // glibc passes (argc, argv, envp) to constructors (musl does not); amd64
 // and arm64 are the architectures zsandbox ships and tests. Elsewhere, and
 // with -tags zsandbox_gostage2, the Go stage 2 runs.
@@ -532,6 +538,7 @@ struct zs_rule {
 	const char *path;
 	uint64_t access;
 	int if_exists;
+	int exact; // PathRule.Exact: opened with no symlink in the path
 };
 
 static int cand_count(const struct zs_config *c) { return 1 + c->nitems + ZS_NDEVICES + ZS_NDEVICE_DIRS; }
@@ -541,24 +548,24 @@ static int cand_count(const struct zs_config *c) { return 1 + c->nitems + ZS_NDE
 static int cand_at(const struct zs_config *c, int i, struct zs_rule *r)
 {
 	if (i == 0) {
-		*r = (struct zs_rule){"/", READ_ACCESS, 0};
+		*r = (struct zs_rule){"/", READ_ACCESS, 0, 0};
 		return 1;
 	}
 	i--;
 	if (i < c->nitems) {
 		if (!has_prefix(c->items[i], KEY_WRITABLE))
 			return 0;
-		*r = (struct zs_rule){c->items[i] + strlen(KEY_WRITABLE), READ_ACCESS | WRITE_ACCESS, 0};
+		*r = (struct zs_rule){c->items[i] + strlen(KEY_WRITABLE), READ_ACCESS | WRITE_ACCESS, 0, 1};
 		return 1;
 	}
 	i -= c->nitems;
 	if (i < ZS_NDEVICES) {
-		*r = (struct zs_rule){zs_devices[i], DEVICE_ACCESS, 1};
+		*r = (struct zs_rule){zs_devices[i], DEVICE_ACCESS, 1, 0};
 		return 1;
 	}
 	i -= ZS_NDEVICES;
 	if (i < ZS_NDEVICE_DIRS) {
-		*r = (struct zs_rule){zs_device_dirs[i], READ_ACCESS | WRITE_ACCESS, 1};
+		*r = (struct zs_rule){zs_device_dirs[i], READ_ACCESS | WRITE_ACCESS, 1, 0};
 		return 1;
 	}
 	return 0;
@@ -582,6 +589,7 @@ static int rule_at(const struct zs_config *c, uint64_t handled, int i, struct zs
 		if (cand_at(c, j, &o) && strcmp(o.path, r->path) == 0) {
 			r->access |= o.access & handled;
 			r->if_exists = r->if_exists && o.if_exists;
+			r->exact = r->exact || o.exact;
 		}
 	}
 	return 1;
@@ -622,13 +630,23 @@ static void rule_fail(int ruleset, int fd, const char *path, uint64_t access, in
 	die_not_run(&b, NULL);
 }
 
+// open_exact is openRulePath's Exact open: openat2 with no symlink (or
+// magic link) anywhere in the path.
+static int open_exact(const char *path)
+{
+	struct {
+		uint64_t flags, mode, resolve;
+	} how = {.flags = O_PATH | O_CLOEXEC, .mode = 0, .resolve = ZS_RESOLVE_NO_SYMLINKS | ZS_RESOLVE_NO_MAGICLINKS};
+	return (int)syscall(ZS_SYS_OPENAT2, AT_FDCWD, path, &how, sizeof how);
+}
+
 // add_path_rule is addPathRule and openRulePath (never NoFollow here). It
 // dies on failure.
 static void add_path_rule(int ruleset, const struct zs_rule *r)
 {
 	if (r->path[0] != '/')
 		rule_fail(ruleset, -1, r->path, 0, 0);
-	int fd = open(r->path, O_PATH | O_CLOEXEC);
+	int fd = r->exact ? open_exact(r->path) : open(r->path, O_PATH | O_CLOEXEC);
 	if (fd < 0) {
 		if (r->if_exists && errno == ENOENT)
 			return;
