@@ -99,8 +99,9 @@ func request(c *cli.Context, host policy.Host, set policy.Settings) policy.Reque
 		SetEnv:  concat(set.Env, c.StringSlice("env")),
 		PassEnv: concat(set.PassEnv, splitList(host.Getenv("ZSANDBOX_PASS_ENV"), ","), c.StringSlice("pass-env")),
 	}
-	// The settings file is hidden, so no command can widen its next sandbox.
-	req.Hide = append(req.Hide, set.Path)
+	// The settings file is hidden, so no command can widen its next
+	// sandbox: the one in use and the default one a later run would read.
+	req.Hide = append(req.Hide, set.Path, policy.SettingsPath("", host))
 	add := func(paths []string, src policy.Source) {
 		for _, w := range paths {
 			req.Writable = append(req.Writable, policy.Path{Path: w, Source: src})

@@ -6,13 +6,13 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
-	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -25,10 +25,10 @@ import (
 // read-only file; missing parent directories too), bwrap binds it
 // read-only, and a guard process removes it when the sandbox is gone, even
 // if zsandbox itself is killed. Placeholders are marked by their mtime (the
-// epoch) so concurrent runs share them: each holds a shared flock while it
-// uses one, and only the last run out removes it.
-
-var placeholderTime = time.Unix(0, 0)
+// epoch, policy.IsPlaceholder) so concurrent runs share them: each holds a
+// shared flock while it uses one, and only the last run out removes it. A
+// run must never mount over another run's placeholder without that lock:
+// when the placeholder is removed, the kernel drops every mount on it.
 
 // Placeholders are what one run made or shares, and the guard that removes
 // them.
@@ -37,6 +37,7 @@ type Placeholders struct {
 	locks   []*os.File // shared flocks on the placeholder files
 	guard   *exec.Cmd
 	notify  *os.File // guard's stdin; closing it starts the clean-up
+	done    *os.File // guard's stdout; it closes it when the clean-up is done
 }
 
 // MakePlaceholders creates what the protected paths need and starts the
@@ -69,7 +70,7 @@ func (ph *Placeholders) ensure(pr policy.Protected) error {
 	if err := ph.mkdirs(pr.Root, filepath.Dir(pr.Path)); err != nil {
 		return err
 	}
-	f, err := os.OpenFile(pr.Path, os.O_RDONLY|os.O_CREATE|os.O_EXCL|unix.O_NOFOLLOW, 0o444)
+	f, err := createPlaceholder(pr.Path)
 	if errors.Is(err, os.ErrExist) {
 		return ph.share(pr.Path)
 	}
@@ -77,8 +78,32 @@ func (ph *Placeholders) ensure(pr policy.Protected) error {
 		return err
 	}
 	ph.entries = append(ph.entries, "f:"+pr.Path)
-	os.Chtimes(pr.Path, placeholderTime, placeholderTime)
 	return ph.lock(f, pr.Path)
+}
+
+// createPlaceholder makes the placeholder whole (empty, read-only,
+// stamped) under a temporary name and renames it into place without
+// replacing anything: no other run can see a half-made one and take it for
+// a real file.
+func createPlaceholder(path string) (*os.File, error) {
+	tmp := fmt.Sprintf("%s.zsandbox-%d", path, os.Getpid())
+	f, err := os.OpenFile(tmp, os.O_RDONLY|os.O_CREATE|os.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o444)
+	if err != nil {
+		return nil, err
+	}
+	err = os.Chtimes(tmp, policy.PlaceholderTime, policy.PlaceholderTime)
+	if err == nil {
+		err = unix.Renameat2(unix.AT_FDCWD, tmp, unix.AT_FDCWD, path, unix.RENAME_NOREPLACE)
+	}
+	if err != nil {
+		f.Close()
+		os.Remove(tmp)
+		if errors.Is(err, unix.EEXIST) {
+			return nil, os.ErrExist
+		}
+		return nil, err
+	}
+	return f, nil
 }
 
 // mkdirs creates the missing directories from root down to dir.
@@ -130,8 +155,7 @@ func (ph *Placeholders) lock(f *os.File, path string) error {
 
 func isPlaceholder(path string) bool {
 	fi, err := os.Lstat(path)
-	return err == nil && fi.Mode().IsRegular() && fi.Size() == 0 &&
-		fi.Mode().Perm() == 0o444 && fi.ModTime().Equal(placeholderTime)
+	return err == nil && policy.IsPlaceholder(fi)
 }
 
 // startGuard runs "zsandbox __guard ENTRY..." in its own session, holding
@@ -145,14 +169,21 @@ func (ph *Placeholders) startGuard() error {
 	defer r.Close()
 	cmd := exec.Command("/proc/self/exe", append([]string{GuardArg}, ph.entries...)...)
 	cmd.Args[0] = "zsandbox"
-	cmd.Stdin, cmd.Stderr = r, os.Stderr
+	doneR, doneW, err := os.Pipe()
+	if err != nil {
+		w.Close()
+		return err
+	}
+	defer doneW.Close()
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = r, doneW, os.Stderr
 	cmd.ExtraFiles = ph.locks
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	if err := cmd.Start(); err != nil {
 		w.Close()
+		doneR.Close()
 		return fmt.Errorf("starting the placeholder guard: %w", err)
 	}
-	ph.guard, ph.notify = cmd, w
+	ph.guard, ph.notify, ph.done = cmd, w, doneR
 	ph.release() // the guard holds the locks now; ours would outlive its clean-up
 	return nil
 }
@@ -165,13 +196,16 @@ func (ph *Placeholders) Started(pid int) {
 	}
 }
 
-// Done closes the guard's stdin and waits for its clean-up.
+// Done closes the guard's stdin and waits for its clean-up of this run's
+// placeholders. The guard may stay on, in the background, to remove
+// directories it made that other runs' placeholders still fill.
 func (ph *Placeholders) Done() {
 	if ph == nil {
 		return
 	}
 	ph.notify.Close()
-	ph.guard.Wait()
+	io.Copy(io.Discard, ph.done)
+	ph.done.Close()
 }
 
 func (ph *Placeholders) release() {
@@ -194,18 +228,55 @@ func Guard(entries []string) {
 	for _, pid := range pids {
 		waitGone(pid)
 	}
+	var shared []string // directories we made that other runs' placeholders fill
 	for i := len(entries) - 1; i >= 0; i-- {
 		kind, path, _ := strings.Cut(entries[i], ":")
-		if kind == "d" {
-			// Only if empty: anything the command wrote there stays.
-			if err := unlinkIn(path, unix.AT_REMOVEDIR); err != nil && err != unix.ENOTEMPTY && err != unix.ENOENT {
-				warnLeft(path, err)
-			}
+		if kind == "f" {
+			removeIfLast(path, 3+countFiles(entries[:i]))
 			continue
 		}
-		removeIfLast(path, 3+countFiles(entries[:i]))
+		// Only if empty: anything the command wrote there stays.
+		switch err := unlinkIn(path, unix.AT_REMOVEDIR); err {
+		case nil, unix.ENOENT:
+		case unix.ENOTEMPTY:
+			shared = append(shared, path)
+		default:
+			warnLeft(path, err)
+		}
+	}
+	os.Stdout.Close() // zsandbox stops waiting here
+	for _, dir := range shared {
+		drainShared(dir)
 	}
 	os.Exit(0)
+}
+
+// drainShared waits until the other runs are done with the placeholders
+// in a directory this run made, removes them and the directory. A
+// directory holding anything else (the command's files) is left alone.
+func drainShared(dir string) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range ents {
+		if !isPlaceholder(filepath.Join(dir, e.Name())) {
+			return
+		}
+	}
+	for _, e := range ents {
+		p := filepath.Join(dir, e.Name())
+		f, err := os.OpenFile(p, os.O_RDONLY|unix.O_NOFOLLOW, 0)
+		if err != nil {
+			continue
+		}
+		// Blocks until the last run holding it lets go.
+		if unix.Flock(int(f.Fd()), unix.LOCK_EX) == nil && isPlaceholder(p) {
+			unlinkIn(p, 0)
+		}
+		f.Close()
+	}
+	unlinkIn(dir, unix.AT_REMOVEDIR)
 }
 
 func countFiles(entries []string) int {

@@ -285,3 +285,45 @@ func TestPlaceholdersRemovedAfterChmod(t *testing.T) {
 		}
 	})
 }
+
+// TestConcurrentRunsSharePlaceholders: while one run holds placeholders
+// for missing hidden paths (cwd = home, no ~/.ssh, no settings file), a
+// second run must not be able to create them when the first one ends and
+// removes its placeholders, must start at all (a placeholder file where
+// the settings directory would be is no settings), and nothing is left.
+func TestConcurrentRunsSharePlaceholders(t *testing.T) {
+	each(t, func(t *testing.T, e *env) {
+		os.RemoveAll(filepath.Join(e.home, ".ssh"))
+		os.RemoveAll(filepath.Join(e.home, ".config", "zsandbox"))
+		before := snapshot(t, e.home)
+		first := e.command(e.home, "exec", "--", "sh", "-c", "echo ready; sleep 1")
+		out, _ := first.StdoutPipe()
+		if err := first.Start(); err != nil {
+			t.Fatal(err)
+		}
+		bufio.NewReader(out).ReadString('\n')
+		mustSucceed(t, e.runIn(e.home, nil, "exec", "--", "true"), "a second run while the first holds placeholders")
+		second := e.runIn(e.home, nil, "exec", "--", "sh", "-c",
+			"sleep 2; mkdir -p .ssh && echo key >> .ssh/authorized_keys; mkdir -p .config/zsandbox && echo '{}' > .config/zsandbox/settings.json")
+		first.Wait()
+		mustFail(t, second, "planting after the first run ended")
+		// The first run's guard removes the directories it made once the
+		// second run lets go of the placeholders in them: shortly after.
+		waitFor(3*time.Second, func() bool { return len(snapshot(t, e.home)) == len(before) })
+		assertSameTree(t, before, snapshot(t, e.home), "after two concurrent runs")
+	})
+}
+
+// TestKernelTreesNotWritable: a writable root of / or under /proc, /sys,
+// /dev would uncover the host's kernel interfaces; it is a usage error.
+func TestKernelTreesNotWritable(t *testing.T) {
+	each(t, func(t *testing.T, e *env) {
+		for _, root := range []string{"/", "/proc", "/proc/sys", "/sys", "/dev"} {
+			r := e.run("exec", "--writable", root, "--", "true")
+			if r.code != 2 || !strings.HasPrefix(r.stderr, "zsandbox: error: writable root") {
+				t.Errorf("--writable %s: want exit 2 with an error\n%s", root, r)
+			}
+		}
+		mustSucceed(t, e.run("exec", "--writable", "/dev/shm", "--", "true"), "--writable /dev/shm")
+	})
+}

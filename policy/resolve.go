@@ -147,6 +147,13 @@ func resolveHidden(extra []string, home, cwd string, fs *symlinks) ([]Hidden, er
 }
 
 func hiddenFact(r resolved) Hidden {
+	if r.exists && !r.isDir {
+		// A placeholder another run put there is not a secret to mask: it
+		// is taken as missing, so this run shares it under its lock.
+		if fi, err := os.Lstat(r.path); err == nil && IsPlaceholder(fi) {
+			return Hidden{Path: r.path}
+		}
+	}
 	return Hidden{Path: r.path, Exists: r.exists, IsDir: r.isDir}
 }
 
@@ -162,6 +169,9 @@ func (p *Policy) addWritable(asked []Path, host Host, fs *symlinks) error {
 		c, err := fs.canonical(abs)
 		if err != nil {
 			return usagef("writable root %q: no such directory", a.Path)
+		}
+		if why := kernelTree(c); why != "" {
+			return usagef("writable root %q: %s", a.Path, why)
 		}
 		cands = append(cands, Root{Path: c, Source: a.Source})
 	}
@@ -211,6 +221,21 @@ func (p *Policy) defaultRoots(host Host, fs *symlinks) []Root {
 	return roots
 }
 
+// kernelTree says why a writable root is refused: "/" and anything under
+// /proc, /sys or /dev (but /dev/shm) would cover the sandbox's own
+// read-only /proc and fresh /dev with the host's, writable.
+func kernelTree(root string) string {
+	switch {
+	case root == "/":
+		return "would make the whole machine writable, the host's /proc, /sys and /dev included; name narrower directories"
+	case root == "/dev/shm" || Within(root, "/dev/shm"):
+		return ""
+	case Within(root, "/proc"), Within(root, "/sys"), Within(root, "/dev"):
+		return "kernel and device trees (/proc, /sys, /dev) cannot be writable roots"
+	}
+	return ""
+}
+
 func existingDir(path string, fs *symlinks) (string, error) {
 	if !strings.HasPrefix(path, "/") {
 		return "", fmt.Errorf("not an absolute path")
@@ -221,6 +246,8 @@ func existingDir(path string, fs *symlinks) (string, error) {
 		return "", fmt.Errorf("does not exist")
 	case !r.isDir:
 		return "", fmt.Errorf("not a directory")
+	case kernelTree(r.path) != "":
+		return "", fmt.Errorf("%s", kernelTree(r.path))
 	}
 	return r.path, nil
 }

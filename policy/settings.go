@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"syscall"
 )
 
 // Settings are the user's own defaults, read from a JSON file whose keys
@@ -59,7 +60,8 @@ func (s *Settings) fields() map[string]any {
 func LoadSettings(path string, required bool) (Settings, error) {
 	s := Settings{Path: path}
 	data, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) && !required {
+	if (errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR)) && !required {
+		// ENOTDIR: a placeholder file stands where its directory would be.
 		return s, nil
 	}
 	if err != nil {
