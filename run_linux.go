@@ -61,6 +61,9 @@ func execute(p *policy.Policy, argv []string, rc runConfig) error {
 
 func runBwrap(bin string, p *policy.Policy, rc runConfig, argv []string, filter, exe *os.File, ph *bwrap.Placeholders) error {
 	plan := bwrap.Args(p, sandboxCommand(p, rc, argv), execOptions())
+	if n := len(plan.Args) + len(plan.Command) + 4; n > bwrap.MaxArgs {
+		return usageErrorf("the policy needs %d bwrap arguments, more than bubblewrap accepts (%d): use fewer --writable/--hide paths (for example a common parent)", n, bwrap.MaxArgs)
+	}
 	out := newOutputs(p, rc.hints)
 	code, err := bwrap.Exec(bwrap.Run{
 		Bwrap: bin, Plan: plan, Env: p.Env, Seccomp: filter, Exe: exe,

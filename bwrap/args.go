@@ -23,6 +23,10 @@ const (
 	FirstFileFD = 7 // Plan.Files, in order
 )
 
+// MaxArgs is bubblewrap's limit on its arguments, those read through
+// --args included: a larger policy cannot be run by bwrap at all.
+const MaxArgs = 9000
+
 // Options are the parts of the plan that are not policy.
 type Options struct {
 	// Seccomp adds --seccomp SeccompFD.

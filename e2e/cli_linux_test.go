@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -179,6 +180,24 @@ func TestCompletionAndVersion(t *testing.T) {
 		}
 		if r := e.run("version"); r.code != 0 || !strings.Contains(r.stdout, "go1.") {
 			t.Errorf("version:\n%s", r)
+		}
+	})
+}
+
+// TestTooManyRoots: past bubblewrap's argument limit the policy cannot run;
+// that is a clear usage error, not bwrap's failure.
+func TestTooManyRoots(t *testing.T) {
+	each(t, func(t *testing.T, e *env) {
+		args := []string{"exec"}
+		for i := 0; i < 2300; i++ {
+			d := filepath.Join(e.base, "many", strconv.Itoa(i))
+			e.mkdir(d)
+			args = append(args, "--writable", d)
+		}
+		e.chownAll()
+		r := e.run(append(args, "--", "true")...)
+		if r.code != 2 || !strings.Contains(r.stderr, "more than bubblewrap accepts") {
+			t.Errorf("2,300 writable roots: want exit 2 naming the limit\n%.600s", r)
 		}
 	})
 }
