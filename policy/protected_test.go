@@ -83,3 +83,12 @@ func TestResolveProtectedSymlinkRefused(t *testing.T) {
 		t.Fatalf("Resolve with a symlinked ~/.bashrc in a writable home: %v, want UnsafeError", err)
 	}
 }
+
+func TestResolveCwdInsideHiddenRefused(t *testing.T) {
+	f := newFixture(t)
+	_, err := Resolve(Request{}, f.host(filepath.Join(f.home, ".ssh")))
+	var unsafe *UnsafeError
+	if !errors.As(err, &unsafe) {
+		t.Fatalf("Resolve with cwd inside hidden ~/.ssh: %v, want UnsafeError", err)
+	}
+}

@@ -75,6 +75,9 @@ func Resolve(req Request, host Host) (*Policy, error) {
 	if p.Hidden, err = resolveHidden(req.Hide, p.Home, cwd, fs); err != nil {
 		return nil, err
 	}
+	if err := cwdVisible(cwd, p.Hidden); err != nil {
+		return nil, err
+	}
 	if err := p.addWritable(req.Writable, host, fs); err != nil {
 		return nil, err
 	}
@@ -85,6 +88,20 @@ func Resolve(req Request, host Host) (*Policy, error) {
 		return nil, err
 	}
 	return p, nil
+}
+
+// cwdVisible refuses a working directory inside a hidden path: the
+// sandbox could not even enter it.
+func cwdVisible(cwd string, hidden []Hidden) error {
+	for _, h := range hidden {
+		if h.Exists && Within(cwd, h.Path) {
+			return &UnsafeError{
+				Msg:  fmt.Sprintf("the working directory %q is inside the hidden path %q", cwd, h.Path),
+				Hint: "run the command from another directory; hidden paths cannot be seen inside the sandbox",
+			}
+		}
+	}
+	return nil
 }
 
 func parseNetwork(s string) (Network, error) {
