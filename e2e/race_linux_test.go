@@ -7,6 +7,22 @@ import (
 	"testing"
 )
 
+// raceFixture makes race/sub (the victim's working directory), race/link
+// (a symlink to a directory that is no root of either run) and the victim.
+func raceFixture(t *testing.T, e *env) (parent, sub, victim string) {
+	t.Helper()
+	parent = filepath.Join(e.proj, "race")
+	sub = filepath.Join(parent, "sub")
+	victim = filepath.Join(e.base, "victim")
+	e.mkdir(sub)
+	e.mkdir(victim)
+	if err := os.Symlink(victim, filepath.Join(parent, "link")); err != nil {
+		t.Fatal(err)
+	}
+	e.chownAll()
+	return parent, sub, victim
+}
+
 // TestRootSwapRace: one sandboxed command keeps exchanging another run's
 // working directory with a symlink to a directory that is no root of
 // either run (renameat2 RENAME_EXCHANGE, as fast as it can), while the
@@ -15,15 +31,7 @@ import (
 // each run either works in its real directory or refuses (127).
 func TestRootSwapRace(t *testing.T) {
 	each(t, func(t *testing.T, e *env) {
-		parent := filepath.Join(e.proj, "race")
-		sub := filepath.Join(parent, "sub")
-		victim := filepath.Join(e.base, "victim")
-		e.mkdir(sub)
-		e.mkdir(victim)
-		if err := os.Symlink(victim, filepath.Join(parent, "link")); err != nil {
-			t.Fatal(err)
-		}
-		e.chownAll()
+		parent, sub, victim := raceFixture(t, e)
 		swapper := e.command(parent, "exec", "--", attackBin, "swap", "sub", "link", "6000")
 		if err := swapper.Start(); err != nil {
 			t.Fatal(err)
@@ -61,15 +69,7 @@ func TestRootSwapRaceAlone(t *testing.T) {
 		if e.id.uid == 0 {
 			return // the backend refuses root (TestAloneBackend)
 		}
-		parent := filepath.Join(e.proj, "race")
-		sub := filepath.Join(parent, "sub")
-		victim := filepath.Join(e.base, "victim")
-		e.mkdir(sub)
-		e.mkdir(victim)
-		if err := os.Symlink(victim, filepath.Join(parent, "link")); err != nil {
-			t.Fatal(err)
-		}
-		e.chownAll()
+		parent, sub, victim := raceFixture(t, e)
 		swapper := e.command(parent, "exec", "--", attackBin, "swap", "sub", "link", "5000")
 		if err := swapper.Start(); err != nil {
 			t.Fatal(err)
