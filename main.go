@@ -44,11 +44,21 @@ func run(args []string, stdout, stderr io.Writer) int {
 		ErrWriter:       stderr,
 		OnUsageError:    onUsageError,
 		ExitErrHandler:  func(*cli.Context, error) {}, // run reports errors itself
+		Action:          unknownCommand,
 		Commands:        []*cli.Command{execCommand(), explainCommand(), doctorCommand(), completionCommand(), versionCommand()},
 	}
 	err := app.Run(args)
 	report(stderr, err)
 	return exitCode(err)
+}
+
+// unknownCommand runs when no command matched: help without arguments, a
+// usage error otherwise.
+func unknownCommand(c *cli.Context) error {
+	if c.NArg() == 0 {
+		return cli.ShowAppHelp(c)
+	}
+	return usageErrorf("unknown command %q; the commands are exec, explain, doctor, completion and version (zsandbox --help)", c.Args().First())
 }
 
 func onUsageError(_ *cli.Context, err error, _ bool) error {

@@ -30,6 +30,7 @@ func TestExitCodes(t *testing.T) {
 			{[]string{"exec", "--", "zsandbox-no-such-command"}, 127},
 			{[]string{"exec", "--no-such-flag", "--", "true"}, 2},
 			{[]string{"exec"}, 2},
+			{[]string{"no-such-subcommand"}, 2},
 			{[]string{"exec", "--network", "sometimes", "--", "true"}, 2},
 			{[]string{"exec", "--writable", "/nonexistent-zsandbox", "--", "true"}, 2},
 		}
