@@ -129,7 +129,7 @@ func (ph *Placeholders) mkdirs(root, dir string) error {
 
 // share joins a placeholder another run made.
 func (ph *Placeholders) share(path string) error {
-	f, err := os.OpenFile(path, os.O_RDONLY|unix.O_NOFOLLOW, 0)
+	f, err := openExact(path, unix.O_RDONLY)
 	if err != nil {
 		return err
 	}
@@ -266,7 +266,7 @@ func drainShared(dir string) {
 	}
 	for _, e := range ents {
 		p := filepath.Join(dir, e.Name())
-		f, err := os.OpenFile(p, os.O_RDONLY|unix.O_NOFOLLOW, 0)
+		f, err := openExact(p, unix.O_RDONLY)
 		if err != nil {
 			continue
 		}
@@ -293,7 +293,7 @@ func countFiles(entries []string) int {
 // the placeholder if no other run holds one.
 func removeIfLast(path string, fd int) {
 	unix.Close(fd)
-	f, err := os.OpenFile(path, os.O_RDONLY|unix.O_NOFOLLOW, 0)
+	f, err := openExact(path, unix.O_RDONLY)
 	if err != nil {
 		return
 	}
@@ -310,11 +310,12 @@ func removeIfLast(path string, fd int) {
 // following a symlink. If the command took write permission away from the
 // parent (chmod 555 ~), it is lent back for the unlink and then restored.
 func unlinkIn(path string, flags int) error {
-	dir, err := unix.Open(filepath.Dir(path), unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	d, err := openExact(filepath.Dir(path), unix.O_RDONLY|unix.O_DIRECTORY)
 	if err != nil {
 		return err
 	}
-	defer unix.Close(dir)
+	defer d.Close()
+	dir := int(d.Fd())
 	base := filepath.Base(path)
 	err = unix.Unlinkat(dir, base, flags)
 	if err != unix.EACCES && err != unix.EPERM {
@@ -327,6 +328,20 @@ func unlinkIn(path string, flags int) error {
 	err = unix.Unlinkat(dir, base, flags)
 	unix.Fchmod(dir, st.Mode&0o7777)
 	return err
+}
+
+// openExact opens path with no symlink anywhere in it: the guard works
+// outside the sandbox with the caller's rights, after the sandbox is gone,
+// and must not follow a symlink a sandboxed command swapped into a parent.
+func openExact(path string, flags int) (*os.File, error) {
+	fd, err := unix.Openat2(unix.AT_FDCWD, path, &unix.OpenHow{
+		Flags:   uint64(flags | unix.O_CLOEXEC),
+		Resolve: unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_MAGICLINKS,
+	})
+	if err != nil {
+		return nil, err
+	}
+	return os.NewFile(uintptr(fd), path), nil
 }
 
 func warnLeft(path string, err error) {
