@@ -98,7 +98,7 @@ func Args(p *policy.Policy, argv []string, o Options) Plan {
 }
 
 // pinned lists the protected paths and the existing hidden paths that lie
-// inside writable roots, each with its innermost root.
+// inside writable roots, each with its outermost root.
 func pinned(p *policy.Policy) []policy.Protected {
 	out := append([]policy.Protected(nil), p.Protected...)
 	rootOf := p.RootFinder()

@@ -327,3 +327,25 @@ func TestKernelTreesNotWritable(t *testing.T) {
 		mustSucceed(t, e.run("exec", "--writable", "/dev/shm", "--", "true"), "--writable /dev/shm")
 	})
 }
+
+// TestNestedRootRenameAside: with the working directory inside another
+// writable root (--writable of a parent, or /tmp), renaming a directory
+// above the working directory must not carry the protected repository away
+// so that a fake one with a hook takes its place.
+func TestNestedRootRenameAside(t *testing.T) {
+	each(t, func(t *testing.T, e *env) {
+		outer := filepath.Join(e.base, "w")
+		repoDir := filepath.Join(outer, "x", "a")
+		e.mkdir(repoDir)
+		git(t, repoDir, "init", "-q")
+		git(t, repoDir, "commit", "-q", "--allow-empty", "-m", "init")
+		e.chownAll()
+		script := "mv " + filepath.Join(outer, "x") + " " + filepath.Join(outer, "x.moved") +
+			"; mkdir -p " + repoDir + " && git init -q " + repoDir +
+			" && echo evil > " + repoDir + "/.git/hooks/pre-commit"
+		r := e.runIn(repoDir, nil, "exec", "--writable", outer, "--", "sh", "-c", script)
+		mustFail(t, r, "rename the repository's parent aside and plant a hook")
+		assertNotExist(t, filepath.Join(outer, "x.moved"))
+		assertNotExist(t, filepath.Join(repoDir, ".git", "hooks", "pre-commit"))
+	})
+}

@@ -15,8 +15,10 @@ import (
 // git config, shell rc files).
 type Protected struct {
 	Path string `json:"path"`
-	// Root is the innermost writable root that contains Path; the
-	// directories between them are pinned so they cannot be renamed aside.
+	// Root is the outermost writable root that contains Path. Every
+	// directory between them is pinned so none can be renamed aside: with
+	// a nested root (cwd inside --writable PARENT, or inside /tmp), a
+	// rename above the inner root would carry the repository away.
 	Root   string `json:"root"`
 	Exists bool   `json:"exists"`
 }
@@ -49,7 +51,7 @@ func (p *Policy) resolveProtected(fs *symlinks) error {
 		}
 	}
 	for _, c := range p.protectedCandidates() {
-		root, ok := innermostRoot(c, roots)
+		root, ok := outermostRoot(c, roots)
 		if !ok || seen[c] || explicit[c] || masked.under(c) {
 			continue
 		}
@@ -101,24 +103,24 @@ func (p *Policy) protectedCandidates() []string {
 	return out
 }
 
-// RootFinder returns a function that finds the innermost writable root
+// RootFinder returns a function that finds the outermost writable root
 // strictly above a path (the set of roots is built once).
 func (p *Policy) RootFinder() func(path string) (root string, ok bool) {
 	roots := pathSet{}
 	for _, r := range p.Writable {
 		roots.add(r.Path)
 	}
-	return func(path string) (string, bool) { return innermostRoot(path, roots) }
+	return func(path string) (string, bool) { return outermostRoot(path, roots) }
 }
 
-// innermostRoot returns the deepest writable root strictly above path.
-func innermostRoot(path string, roots pathSet) (string, bool) {
+// outermostRoot returns the highest writable root strictly above path.
+func outermostRoot(path string, roots pathSet) (root string, ok bool) {
 	for d := filepath.Dir(path); ; d = filepath.Dir(d) {
 		if roots[d] {
-			return d, true
+			root, ok = d, true
 		}
-		if d == "/" {
-			return "", false
+		if d == "/" || d == "." {
+			return root, ok
 		}
 	}
 }

@@ -41,11 +41,21 @@ func TestResolveProtected(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			// The fixture may lie inside a default root (/tmp): Root is
+			// then that outermost root; the test checks that rule and
+			// compares the rest.
 			var got []Protected
 			for _, pr := range p.Protected {
-				if !Within(pr.Path, f.home) || Within(pr.Root, f.home) && pr.Root != f.home {
+				if pr.Root != outermost(p, pr.Path) {
+					t.Errorf("%s: root %s, want the outermost writable root %s", pr.Path, pr.Root, outermost(p, pr.Path))
+				}
+				if Within(pr.Path, f.proj) || Within(pr.Path, f.wt) || Within(pr.Path, f.common) {
+					pr.Root = ""
 					got = append(got, pr)
 				}
+			}
+			for i := range tc.want {
+				tc.want[i].Root = ""
 			}
 			if diff := cmp.Diff(got, tc.want); diff != "" {
 				t.Errorf("Protected(%s) mismatch (-got +want):\n%s", tc.name, diff)
@@ -91,4 +101,15 @@ func TestResolveCwdInsideHiddenRefused(t *testing.T) {
 	if !errors.As(err, &unsafe) {
 		t.Fatalf("Resolve with cwd inside hidden ~/.ssh: %v, want UnsafeError", err)
 	}
+}
+
+// outermost is the highest writable root strictly above path.
+func outermost(p *Policy, path string) string {
+	best := ""
+	for _, r := range p.Writable {
+		if Within(path, r.Path) && path != r.Path && (best == "" || len(r.Path) < len(best)) {
+			best = r.Path
+		}
+	}
+	return best
 }
