@@ -271,8 +271,9 @@ func drainShared(dir string) {
 			continue
 		}
 		// Blocks until the last run holding it lets go.
-		if unix.Flock(int(f.Fd()), unix.LOCK_EX) == nil && isPlaceholder(p) {
-			unlinkIn(p, 0)
+		var st unix.Stat_t
+		if unix.Flock(int(f.Fd()), unix.LOCK_EX) == nil && isPlaceholder(p) && unix.Fstat(int(f.Fd()), &st) == nil {
+			unlinkSame(p, st)
 		}
 		f.Close()
 	}
@@ -292,18 +293,40 @@ func countFiles(entries []string) int {
 // removeIfLast drops this run's shared lock (inherited as fd) and removes
 // the placeholder if no other run holds one.
 func removeIfLast(path string, fd int) {
+	var ours unix.Stat_t
+	known := unix.Fstat(fd, &ours) == nil
 	unix.Close(fd)
 	f, err := openExact(path, unix.O_RDONLY)
 	if err != nil {
 		return
 	}
 	defer f.Close()
-	if unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB) != nil || !isPlaceholder(path) {
-		return
+	var now unix.Stat_t
+	if unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB) != nil || !isPlaceholder(path) ||
+		unix.Fstat(int(f.Fd()), &now) != nil || !known || now.Dev != ours.Dev || now.Ino != ours.Ino {
+		return // another run's, or no longer the file this run locked
 	}
-	if err := unlinkIn(path, 0); err != nil && err != unix.ENOENT {
+	if err := unlinkSame(path, now); err != nil && err != unix.ENOENT {
 		warnLeft(path, err)
 	}
+}
+
+// unlinkSame unlinks path only if, seen from its parent's descriptor, it
+// is still the file st describes.
+func unlinkSame(path string, st unix.Stat_t) error {
+	d, err := openExact(filepath.Dir(path), unix.O_RDONLY|unix.O_DIRECTORY)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	var at unix.Stat_t
+	if err := unix.Fstatat(int(d.Fd()), filepath.Base(path), &at, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+		return err
+	}
+	if at.Dev != st.Dev || at.Ino != st.Ino {
+		return nil // replaced meanwhile: not ours to remove
+	}
+	return unlinkAt(d, filepath.Base(path), 0)
 }
 
 // unlinkIn removes path through a descriptor of its parent, opened without
@@ -315,9 +338,14 @@ func unlinkIn(path string, flags int) error {
 		return err
 	}
 	defer d.Close()
+	return unlinkAt(d, filepath.Base(path), flags)
+}
+
+// unlinkAt is unlinkat(2) in dir, lending the directory u+w when the
+// command took it away.
+func unlinkAt(d *os.File, base string, flags int) error {
 	dir := int(d.Fd())
-	base := filepath.Base(path)
-	err = unix.Unlinkat(dir, base, flags)
+	err := unix.Unlinkat(dir, base, flags)
 	if err != unix.EACCES && err != unix.EPERM {
 		return err
 	}

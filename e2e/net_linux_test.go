@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"io"
 	"net"
 	"strings"
 	"sync/atomic"
@@ -29,7 +30,9 @@ func listenStream(t *testing.T, network, addr string) *listener {
 				return
 			}
 			l.hits.Add(1)
-			c.Close()
+			// Read until the client closes: closing first would make its
+			// write fail with EPIPE and a reachable listener look refused.
+			go func() { io.Copy(io.Discard, c); c.Close() }()
 		}
 	}()
 	t.Cleanup(l.stop)
