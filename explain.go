@@ -175,7 +175,7 @@ func explainText(w io.Writer, p *policy.Policy, rc runConfig) error {
 		if !pr.Exists {
 			state = "; does not exist, cannot be created"
 		}
-		fmt.Fprintf(w, "  %s  (in %s%s)\n", pr.Path, pr.Root, state)
+		fmt.Fprintf(w, "  %s  (%s, in %s%s)\n", pr.Path, pr.Source, pr.Root, state)
 	}
 	fmt.Fprintf(w, "network: %s\n", p.Network)
 	fmt.Fprintf(w, "env dropped: %s\n", orNone(strings.Join(p.DroppedEnv, " ")))

@@ -29,7 +29,7 @@ func newOutputs(p *policy.Policy, hints bool) outputs {
 	}
 	o.facts = denymsg.Facts{
 		Writable: p.WritablePaths(), Hidden: existingHidden(p), Protected: p.ProtectedPaths(),
-		NetworkDeny: p.Network == policy.NetworkDeny, Cwd: p.Cwd,
+		Purpose: protectedPurposes(p), NetworkDeny: p.Network == policy.NetworkDeny, Cwd: p.Cwd,
 	}
 	o.rec = denymsg.New(o.facts)
 	if sameFile(os.Stdout, os.Stderr) && !isTerminal(os.Stdout) {
@@ -56,6 +56,15 @@ func existingHidden(p *policy.Policy) []string {
 		if h.Exists {
 			out = append(out, h.Path)
 		}
+	}
+	return out
+}
+
+// protectedPurposes says what each protected path is for.
+func protectedPurposes(p *policy.Policy) map[string]string {
+	out := make(map[string]string, len(p.Protected))
+	for _, pr := range p.Protected {
+		out[pr.Path] = pr.Why
 	}
 	return out
 }

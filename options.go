@@ -11,7 +11,8 @@ import (
 
 // policyFlags are the flags every policy-taking command shares. Precedence:
 // flag > environment variable > settings file > default; lists add up.
-// Path lists also come from ZSANDBOX_WRITABLE / ZSANDBOX_HIDE (":"-separated,
+// Path lists also come from ZSANDBOX_WRITABLE / ZSANDBOX_HIDE /
+// ZSANDBOX_PROTECT (":"-separated,
 // like PATH): they are read in request, not by the flag library, which
 // would split on commas.
 func policyFlags() []cli.Flag {
@@ -19,6 +20,7 @@ func policyFlags() []cli.Flag {
 		&cli.StringFlag{Name: "cwd", Usage: "run the command in `DIR` (default: the current directory)", EnvVars: []string{"ZSANDBOX_CWD"}},
 		&cli.StringSliceFlag{Name: "writable", Usage: "also allow writes under `PATH` (repeatable; env ZSANDBOX_WRITABLE, \":\"-separated)"},
 		&cli.StringSliceFlag{Name: "hide", Usage: "also hide `PATH` from the command (repeatable; env ZSANDBOX_HIDE, \":\"-separated)"},
+		&cli.StringSliceFlag{Name: "protect", Usage: "also keep `PATH` read-only inside the writable roots, even if it does not exist (repeatable; env ZSANDBOX_PROTECT, \":\"-separated); --writable PATH still wins"},
 		&cli.StringFlag{Name: "network", Usage: "`allow` or deny network access (default: deny)", EnvVars: []string{"ZSANDBOX_NETWORK"}},
 		&cli.StringSliceFlag{Name: "env", Usage: "set `KEY=VALUE` in the command's environment (repeatable)"},
 		&cli.StringSliceFlag{Name: "pass-env", Usage: "pass variable `NAME` even if it looks like a credential (repeatable; env ZSANDBOX_PASS_ENV, \",\"-separated)"},
@@ -102,15 +104,21 @@ func request(c *cli.Context, host policy.Host, set policy.Settings) policy.Reque
 	// The settings file is hidden, so no command can widen its next
 	// sandbox: the one in use and the default one a later run would read.
 	req.Hide = append(req.Hide, set.Path, policy.SettingsPath("", host))
-	add := func(paths []string, src policy.Source) {
-		for _, w := range paths {
-			req.Writable = append(req.Writable, policy.Path{Path: w, Source: src})
-		}
-	}
-	add(set.Writable, policy.SourceSettings)
-	add(splitList(host.Getenv("ZSANDBOX_WRITABLE"), ":"), policy.SourceEnv)
-	add(c.StringSlice("writable"), policy.SourceFlag)
+	req.Writable = sourced(req.Writable, set.Writable, policy.SourceSettings)
+	req.Writable = sourced(req.Writable, splitList(host.Getenv("ZSANDBOX_WRITABLE"), ":"), policy.SourceEnv)
+	req.Writable = sourced(req.Writable, c.StringSlice("writable"), policy.SourceFlag)
+	req.Protect = sourced(req.Protect, set.Protect, policy.SourceSettings)
+	req.Protect = sourced(req.Protect, splitList(host.Getenv("ZSANDBOX_PROTECT"), ":"), policy.SourceProtectEnv)
+	req.Protect = sourced(req.Protect, c.StringSlice("protect"), policy.SourceProtectFlag)
 	return req
+}
+
+// sourced appends paths to list, each with where it was written.
+func sourced(list []policy.Path, paths []string, src policy.Source) []policy.Path {
+	for _, p := range paths {
+		list = append(list, policy.Path{Path: p, Source: src})
+	}
+	return list
 }
 
 // pick returns the flag (or its environment variable) when given, else the

@@ -70,7 +70,7 @@ func (ph *Placeholders) ensure(pr policy.Protected) error {
 	if err := ph.mkdirs(pr.Root, filepath.Dir(pr.Path)); err != nil {
 		return err
 	}
-	f, err := createPlaceholder(pr.Path)
+	f, err := createPlaceholder(pr)
 	if errors.Is(err, os.ErrExist) {
 		return ph.share(pr.Path)
 	}
@@ -81,19 +81,20 @@ func (ph *Placeholders) ensure(pr policy.Protected) error {
 	return ph.lock(f, pr.Path)
 }
 
-// createPlaceholder makes the placeholder whole (empty, read-only,
-// stamped) under a temporary name and renames it into place without
-// replacing anything: no other run can see a half-made one and take it for
-// a real file.
-func createPlaceholder(path string) (*os.File, error) {
-	tmp := fmt.Sprintf("%s.zsandbox-%d", path, os.Getpid())
-	f, err := os.OpenFile(tmp, os.O_RDONLY|os.O_CREATE|os.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o444)
+// createPlaceholder makes the placeholder whole (read-only, stamped; an
+// empty directory for a directory entry, else a file holding pr.Content)
+// under a temporary name and renames it into place without replacing
+// anything: no other run can see a half-made one and take it for a real
+// file.
+func createPlaceholder(pr policy.Protected) (*os.File, error) {
+	tmp := fmt.Sprintf("%s.zsandbox-%d", pr.Path, os.Getpid())
+	f, err := makeTemp(tmp, pr)
 	if err != nil {
 		return nil, err
 	}
 	err = os.Chtimes(tmp, policy.PlaceholderTime, policy.PlaceholderTime)
 	if err == nil {
-		err = unix.Renameat2(unix.AT_FDCWD, tmp, unix.AT_FDCWD, path, unix.RENAME_NOREPLACE)
+		err = unix.Renameat2(unix.AT_FDCWD, tmp, unix.AT_FDCWD, pr.Path, unix.RENAME_NOREPLACE)
 	}
 	if err != nil {
 		f.Close()
@@ -101,6 +102,37 @@ func createPlaceholder(path string) (*os.File, error) {
 		if errors.Is(err, unix.EEXIST) {
 			return nil, os.ErrExist
 		}
+		return nil, err
+	}
+	return f, nil
+}
+
+// makeTemp creates the placeholder's content under the name tmp and
+// returns it open (the lock is taken on it).
+func makeTemp(tmp string, pr policy.Protected) (*os.File, error) {
+	if pr.IsDir {
+		if err := unix.Mkdir(tmp, 0o555); err != nil {
+			return nil, err
+		}
+		// mkdir applies the umask; the mode is the placeholder's mark.
+		if err := unix.Chmod(tmp, 0o555); err != nil {
+			unix.Rmdir(tmp)
+			return nil, err
+		}
+		return openExact(tmp, unix.O_RDONLY|unix.O_DIRECTORY)
+	}
+	f, err := os.OpenFile(tmp, os.O_RDWR|os.O_CREATE|os.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o444)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := f.WriteString(pr.Content); err != nil {
+		f.Close()
+		os.Remove(tmp)
+		return nil, err
+	}
+	if err := f.Chmod(0o444); err != nil {
+		f.Close()
+		os.Remove(tmp)
 		return nil, err
 	}
 	return f, nil
@@ -326,7 +358,11 @@ func unlinkSame(path string, st unix.Stat_t) error {
 	if at.Dev != st.Dev || at.Ino != st.Ino {
 		return nil // replaced meanwhile: not ours to remove
 	}
-	return unlinkAt(d, filepath.Base(path), 0)
+	flags := 0
+	if at.Mode&unix.S_IFMT == unix.S_IFDIR {
+		flags = unix.AT_REMOVEDIR // a directory placeholder; never removed unless empty
+	}
+	return unlinkAt(d, filepath.Base(path), flags)
 }
 
 // unlinkIn removes path through a descriptor of its parent, opened without

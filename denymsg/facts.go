@@ -8,10 +8,13 @@ import (
 // Facts is what the recogniser knows about the sandbox the command ran in.
 // Paths are absolute and clean, in the same vocabulary as the policy.
 type Facts struct {
-	Writable    []string // writable roots (--writable)
-	Hidden      []string // hidden paths (--hide and the defaults)
-	Protected   []string // protected paths: read-only inside writable roots
-	NetworkDeny bool     // --network deny
+	Writable  []string // writable roots (--writable)
+	Hidden    []string // hidden paths (--hide and the defaults)
+	Protected []string // protected paths: read-only inside writable roots
+	// Purpose says what a protected path is for ("git hooks, run by
+	// commit..."), keyed by the path as it is in Protected.
+	Purpose     map[string]string
+	NetworkDeny bool // --network deny
 
 	// Cwd is the directory the command started in. A relative path in a
 	// message is resolved against it; without it (or when the message is not

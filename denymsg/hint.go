@@ -26,7 +26,7 @@ func Hint(findings []Finding, f Facts, e Exit) []string {
 		}
 	}
 	add(hiddenHint(entries(findings, KindHidden)))
-	add(protectedHint(entries(findings, KindProtected)))
+	add(protectedHint(entries(findings, KindProtected), f.Purpose))
 	add(writeHint(findings, f.Writable))
 	if has(findings, KindNetwork) {
 		add("network is off (--network deny); rerun with --network allow to allow it")
@@ -71,16 +71,27 @@ func hiddenHint(es []string) string {
 	return fmt.Sprintf("%s %s hidden by the sandbox on purpose (credentials)", and(es, 4), isAre(es))
 }
 
-func protectedHint(es []string) string {
+// protectedHint names the protected entries, each with what it is for
+// when known, and how to make one writable.
+func protectedHint(es []string, purpose map[string]string) string {
+	const why = "read-only inside the sandbox so code planted there cannot run later outside it"
 	switch len(es) {
 	case 0:
 		return ""
 	case 1:
-		return show(es[0]) + " is protected (read-only inside the sandbox so code planted there " +
-			"cannot run later outside it); name it with --writable PATH to make it writable"
+		if p := purpose[es[0]]; p != "" {
+			return show(es[0]) + " is protected (" + show(p) + "; " + why + "); name it with --writable PATH to make it writable"
+		}
+		return show(es[0]) + " is protected (" + why + "); name it with --writable PATH to make it writable"
 	}
-	return and(es, 4) + " are protected (read-only inside the sandbox so code planted there " +
-		"cannot run later outside it); name one with --writable PATH to make it writable"
+	named := make([]string, len(es))
+	for i, e := range es {
+		named[i] = e
+		if p := purpose[e]; p != "" {
+			named[i] = e + " (" + p + ")"
+		}
+	}
+	return and(named, 4) + " are protected (" + why + "); name one with --writable PATH to make it writable"
 }
 
 // writeHint names the first denied path, if any message named one, and the

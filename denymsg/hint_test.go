@@ -47,6 +47,14 @@ func TestHint(t *testing.T) {
 			[]string{prefix + "/home/u/proj/.git/hooks is protected (read-only inside the sandbox so code planted there cannot run later outside it); name it with --writable PATH to make it writable"}},
 		{"two protected", []*Finding{protected("", "/r/.git/hooks"), protected("", "/r/.git/config")}, nil, Exit{Code: 1},
 			[]string{prefix + "/r/.git/hooks and /r/.git/config are protected (read-only inside the sandbox so code planted there cannot run later outside it); name one with --writable PATH to make it writable"}},
+		{"protected says what it is for", []*Finding{protected("/r/.claude/settings.json", "/r/.claude")}, func(f *Facts) {
+			f.Purpose = map[string]string{"/r/.claude": "Claude Code's project settings: hooks and commands it runs"}
+		}, Exit{Code: 1},
+			[]string{prefix + "/r/.claude is protected (Claude Code's project settings: hooks and commands it runs; read-only inside the sandbox so code planted there cannot run later outside it); name it with --writable PATH to make it writable"}},
+		{"two protected, each with what it is for", []*Finding{protected("", "/r/.git/hooks"), protected("", "/r/.envrc")}, func(f *Facts) {
+			f.Purpose = map[string]string{"/r/.git/hooks": "git hooks", "/r/.envrc": "direnv runs it"}
+		}, Exit{Code: 1},
+			[]string{prefix + "/r/.git/hooks (git hooks) and /r/.envrc (direnv runs it) are protected (read-only inside the sandbox so code planted there cannot run later outside it); name one with --writable PATH to make it writable"}},
 		{"network", []*Finding{net, net}, nil, Exit{Code: 6}, []string{netw}},
 		{"killed by SIGSYS", nil, nil, Exit{Code: 159, Signal: 31},
 			[]string{prefix + "the command was killed by the sandbox's system-call filter (SIGSYS)"}},

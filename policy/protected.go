@@ -6,13 +6,11 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-
-	"github.com/zsandbox/zsandbox/profiles"
 )
 
 // Protected is a path kept read-only although a writable root contains it,
-// because code planted there runs later outside the sandbox (git hooks,
-// git config, shell rc files).
+// because code planted there runs later outside the sandbox (git hooks and
+// config, shell start-up files, an agent's or editor's project config).
 type Protected struct {
 	Path string `json:"path"`
 	// Root is the outermost writable root that contains Path. Every
@@ -21,6 +19,41 @@ type Protected struct {
 	// rename above the inner root would carry the repository away.
 	Root   string `json:"root"`
 	Exists bool   `json:"exists"`
+	// IsDir says the entry is a directory; a missing one is kept from
+	// being created by an empty read-only directory for the run (git
+	// ignores empty directories, so a project's status stays clean).
+	IsDir bool `json:"isDir"`
+	// Source says why the path is protected, in the words explain prints.
+	Source Source `json:"source"`
+	// Why says what the path is for; the hint for a refused write prints it.
+	Why string `json:"why"`
+	// Content is what the placeholder for a missing file holds: git dies
+	// on an empty commondir, and "." points it at its own git directory,
+	// which is what no commondir means.
+	Content string `json:"-"`
+}
+
+// The sources of protected paths.
+const (
+	SourceGit          Source = "git"
+	SourceSubmodule    Source = "git submodule"
+	SourceHooksPath    Source = "core.hooksPath"
+	SourceGitInclude   Source = "git include"
+	SourceHomeStartup  Source = "home start-up"
+	SourceProject      Source = "project config"
+	SourcePathDir      Source = "PATH"
+	SourceHiddenAbsent Source = "hide (missing)"
+	SourceProtectFlag  Source = "--protect"
+	SourceProtectEnv   Source = "ZSANDBOX_PROTECT"
+)
+
+// candidate is a path that is protected if a writable root contains it.
+type candidate struct {
+	path    string
+	dir     bool
+	source  Source
+	why     string
+	content string
 }
 
 // UnsafeError means the sandbox cannot keep a promise on this host as it
@@ -31,18 +64,20 @@ type UnsafeError struct{ Msg, Hint string }
 func (e *UnsafeError) Error() string { return e.Msg }
 
 // resolveProtected lists the protected paths that lie inside writable
-// roots. Only known locations are examined: no directory is walked.
-func (p *Policy) resolveProtected(fs *symlinks) error {
+// roots: the built-in candidates and the user's --protect entries. Only
+// known locations are examined: no directory is walked.
+func (p *Policy) resolveProtected(asked []Path, host Host, fs *symlinks) error {
 	seen := map[string]bool{}
-	roots, explicit, masked := pathSet{}, pathSet{}, pathSet{}
+	roots, holders, masked := pathSet{}, pathSet{}, pathSet{}
 	for _, r := range p.Writable {
 		roots.add(r.Path)
-		if r.Source == SourceFlag || r.Source == SourceEnv || r.Source == SourceSettings {
-			// A user who names a protected path, or a path inside one,
-			// gets it writable: mark the root and its ancestors.
-			for d := r.Path; !explicit[d]; d = filepath.Dir(d) {
-				explicit.add(d)
-			}
+		// A user who names a protected path, or a path inside one, gets
+		// it writable; and a protected path that holds the cwd or another
+		// default root (cwd inside ~/.local/bin) stays writable too, or
+		// its read-only bind would cover the root. Mark each root and its
+		// ancestors.
+		for d := r.Path; !holders[d]; d = filepath.Dir(d) {
+			holders.add(d)
 		}
 	}
 	for _, h := range p.Hidden {
@@ -50,12 +85,17 @@ func (p *Policy) resolveProtected(fs *symlinks) error {
 			masked.add(h.Path)
 		}
 	}
-	for _, c := range p.protectedCandidates() {
-		root, ok := outermostRoot(c, roots)
-		if !ok || seen[c] || explicit[c] || masked.under(c) {
+	cands, err := p.userCandidates(asked)
+	if err != nil {
+		return err
+	}
+	for _, c := range append(p.protectedCandidates(host), cands...) {
+		path, root, ok := placeCandidate(c.path, roots, fs)
+		if !ok || seen[path] || holders[path] || masked.under(path) {
 			continue
 		}
-		seen[c] = true
+		seen[path] = true
+		c.path = path
 		pr, err := protectedFact(c, root, fs)
 		if err != nil {
 			return err
@@ -66,41 +106,54 @@ func (p *Policy) resolveProtected(fs *symlinks) error {
 	return nil
 }
 
-// protectedCandidates returns the git metadata of the repository around
-// cwd and of every writable root that is a repository, and the shell and
-// git start-up files in home.
-func (p *Policy) protectedCandidates() []string {
-	var out []string
-	layouts := []GitLayout{}
-	if l, ok := FindGit(p.Cwd); ok {
-		layouts = append(layouts, l)
+// placeCandidate finds the writable root holding path: as written, or,
+// when a symlink above every root leads into one, as resolved (a symlink
+// outside the roots cannot be swapped by the command).
+func placeCandidate(path string, roots pathSet, fs *symlinks) (string, string, bool) {
+	if root, ok := outermostRoot(path, roots); ok {
+		return path, root, true
 	}
-	for _, r := range p.Writable {
-		if l, ok := readGit(r.Path); ok {
-			layouts = append(layouts, l)
-		}
-	}
-	for _, l := range layouts {
-		out = append(out, filepath.Join(l.CommonDir, "hooks"), filepath.Join(l.CommonDir, "config"))
-		if l.PointerFile != "" {
-			out = append(out, l.PointerFile)
-		}
-		if l.GitDir != l.CommonDir {
-			out = append(out, filepath.Join(l.GitDir, "config.worktree"))
-		}
-	}
-	for _, rel := range profiles.ProtectedInHome() {
-		out = append(out, filepath.Join(p.Home, rel))
-	}
+	res := fs.walk(path, 0).path
+	root, ok := outermostRoot(res, roots)
+	return res, root, ok
+}
+
+// protectedCandidates returns every built-in candidate: git's files of
+// each repository zsandbox knows of, the start-up files of home, the
+// project config at each project top, PATH directories, and hidden paths
+// that do not exist yet.
+func (p *Policy) protectedCandidates(host Host) []candidate {
+	git, tops := p.gitCandidates(host)
+	out := append(git, homeCandidates(p.Home, host)...)
+	out = append(out, projectCandidates(append(tops, p.Cwd, p.Home))...)
+	out = append(out, pathCandidates(host.Getenv("PATH"), p.Home, p.Cwd)...)
 	// A hidden path that does not exist yet has no mask; inside a writable
 	// root the command could create it (~/.ssh/authorized_keys, a settings
 	// file that widens the next run), so it is protected from creation.
 	for _, h := range p.Hidden {
 		if !h.Exists {
-			out = append(out, h.Path)
+			out = append(out, candidate{path: h.Path, source: SourceHiddenAbsent,
+				why: "a hidden path (credentials or zsandbox's settings) that must not be created"})
 		}
 	}
 	return out
+}
+
+// userCandidates turns --protect, ZSANDBOX_PROTECT and settings entries
+// into candidates.
+func (p *Policy) userCandidates(asked []Path) ([]candidate, error) {
+	var out []candidate
+	for _, a := range asked {
+		abs, err := Expand(a.Path, p.Home, p.Cwd)
+		if err != nil {
+			return nil, usagef("protected path %q: %v", a.Path, err)
+		}
+		if abs == "/" {
+			return nil, usagef("protected path %q: cannot protect the root directory", a.Path)
+		}
+		out = append(out, candidate{path: abs, source: a.Source, why: "protected on request (" + string(a.Source) + ")"})
+	}
+	return out, nil
 }
 
 // RootFinder returns a function that finds the outermost writable root
@@ -129,15 +182,20 @@ func outermostRoot(path string, roots pathSet) (root string, ok bool) {
 // symlink there could be swapped by the command to move the protection
 // off the file that matters, so it is refused. Root is symlink-free, so
 // path resolves to itself exactly when no symlink lies below root.
-func protectedFact(path, root string, fs *symlinks) (Protected, error) {
-	r := fs.walk(path, 0)
-	if r.path == path {
-		return Protected{Path: path, Root: root, Exists: r.exists}, nil
+func protectedFact(c candidate, root string, fs *symlinks) (Protected, error) {
+	r := fs.walk(c.path, 0)
+	if r.path == c.path {
+		isDir := c.dir
+		if r.exists {
+			isDir = r.isDir
+		}
+		return Protected{Path: c.path, Root: root, Exists: r.exists, IsDir: isDir,
+			Source: c.source, Why: c.why, Content: c.content}, nil
 	}
-	link := firstSymlink(path, root)
+	link := firstSymlink(c.path, root)
 	return Protected{}, &UnsafeError{
-		Msg:  fmt.Sprintf("protected path %q: %q is a symlink inside the writable root %q; the command could swap it", path, link, root),
-		Hint: fmt.Sprintf("name it with --writable %s to make it writable on purpose, or replace the symlink with the file it points to", path),
+		Msg:  fmt.Sprintf("protected path %q: %q is a symlink inside the writable root %q; the command could swap it", c.path, link, root),
+		Hint: fmt.Sprintf("name it with --writable %s to make it writable on purpose, or replace the symlink with the file it points to", c.path),
 	}
 }
 

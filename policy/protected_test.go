@@ -4,10 +4,51 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"sort"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 )
+
+// protectedUnder returns the protected paths under base, relative to it,
+// each with its source ("path source"), sorted.
+func protectedUnder(p *Policy, base string) []string {
+	var out []string
+	for _, pr := range p.Protected {
+		if rel, err := filepath.Rel(base, pr.Path); err == nil && Within(pr.Path, base) {
+			out = append(out, rel+" "+string(pr.Source))
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// projectNames is the project list at one top, with its source.
+func projectNames(top string) []string {
+	var out []string
+	for _, n := range []string{".agents", ".claude", ".codex", ".cursor", ".envrc", ".gemini", ".gitmodules", ".idea", ".mcp.json", ".vscode", ".zidane"} {
+		out = append(out, filepath.Join(top, n)+" project config")
+	}
+	return out
+}
+
+func gitNames(dir string, src Source) []string {
+	var out []string
+	for _, n := range []string{"commondir", "config", "config.worktree", "hooks"} {
+		out = append(out, filepath.Join(dir, n)+" "+string(src))
+	}
+	return out
+}
+
+func sorted(lists ...[]string) []string {
+	var out []string
+	for _, l := range lists {
+		out = append(out, l...)
+	}
+	sort.Strings(out)
+	return out
+}
 
 func TestResolveProtected(t *testing.T) {
 	f := newFixture(t)
@@ -19,43 +60,44 @@ func TestResolveProtected(t *testing.T) {
 		name string
 		cwd  string
 		ask  []Path
-		want []Protected
+		prot []Path
+		base string
+		want []string
 	}{
-		{"repo in cwd", f.proj, nil, []Protected{
-			{filepath.Join(repoGit, "config"), f.proj, true},
-			{filepath.Join(repoGit, "hooks"), f.proj, true},
-		}},
-		{"explicit writable hooks opts out", f.proj, []Path{{".git/hooks", SourceFlag}}, []Protected{
-			{filepath.Join(repoGit, "config"), f.proj, true},
-		}},
-		{"linked worktree", f.wt, nil, []Protected{
-			{filepath.Join(f.common, "config"), f.common, false},
-			{filepath.Join(f.common, "hooks"), f.common, false},
-			{filepath.Join(f.common, "worktrees", "wt", "config.worktree"), f.common, false},
-			{filepath.Join(f.wt, ".git"), f.wt, true},
-		}},
+		{"repo in cwd", f.proj, nil, nil, f.proj, sorted(gitNames(".git", SourceGit), projectNames("."))},
+		{"explicit writable hooks opts out", f.proj, []Path{{".git/hooks", SourceFlag}}, nil, f.proj,
+			sorted(gitNames(".git", SourceGit)[:3], projectNames("."))},
+		{"--protect adds, --writable wins", f.proj, []Path{{".vscode", SourceFlag}},
+			[]Path{{"Makefile", SourceProtectFlag}, {"~/proj/build.sh", SourceSettings}, {".vscode", SourceProtectEnv}}, f.proj,
+			sorted(gitNames(".git", SourceGit), projectNames(".")[:9], projectNames(".")[10:],
+				[]string{"Makefile --protect", "build.sh settings"})},
+		{"linked worktree", f.wt, nil, nil, f.home,
+			sorted(gitNames("main/.git", SourceGit), gitNames("main/.git/worktrees/wt", SourceGit),
+				[]string{"wt/.git git"}, projectNames("wt"))},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			p, err := Resolve(Request{Writable: tc.ask}, f.host(tc.cwd))
+			if tc.name == "--protect adds, --writable wins" {
+				mustMkdir(t, filepath.Join(f.proj, ".vscode"))
+				defer os.Remove(filepath.Join(f.proj, ".vscode"))
+			}
+			p, err := Resolve(Request{Writable: tc.ask, Protect: tc.prot}, f.host(tc.cwd))
 			if err != nil {
 				t.Fatal(err)
 			}
-			// The fixture may lie inside a default root (/tmp): Root is
-			// then that outermost root; the test checks that rule and
-			// compares the rest.
-			var got []Protected
 			for _, pr := range p.Protected {
 				if pr.Root != outermost(p, pr.Path) {
 					t.Errorf("%s: root %s, want the outermost writable root %s", pr.Path, pr.Root, outermost(p, pr.Path))
 				}
-				if Within(pr.Path, f.proj) || Within(pr.Path, f.wt) || Within(pr.Path, f.common) {
-					pr.Root = ""
-					got = append(got, pr)
+				if pr.Why == "" {
+					t.Errorf("%s: no why", pr.Path)
 				}
 			}
-			for i := range tc.want {
-				tc.want[i].Root = ""
+			var got []string
+			for _, e := range protectedUnder(p, tc.base) {
+				if tc.base == f.proj || strings.HasPrefix(e, "wt/") || strings.HasPrefix(e, "main/") {
+					got = append(got, e)
+				}
 			}
 			if diff := cmp.Diff(got, tc.want); diff != "" {
 				t.Errorf("Protected(%s) mismatch (-got +want):\n%s", tc.name, diff)
@@ -64,20 +106,122 @@ func TestResolveProtected(t *testing.T) {
 	}
 }
 
+// TestResolveProtectedGitExtras: submodules under .git/modules (nested
+// too, names with slashes), core.hooksPath in the repository config and in
+// the global one, config includes, and a bare repository as cwd.
+func TestResolveProtectedGitExtras(t *testing.T) {
+	f := newFixture(t)
+	g := filepath.Join(f.proj, ".git")
+	for _, d := range []string{g, filepath.Join(g, "modules", "lib"), filepath.Join(g, "modules", "a", "b"),
+		filepath.Join(g, "modules", "lib", "modules", "inner"), filepath.Join(g, "modules", "notgit", "x")} {
+		mustMkdir(t, filepath.Join(d, "objects"))
+		mustMkdir(t, filepath.Join(d, "refs"))
+		if !strings.Contains(d, "notgit") {
+			writeFile(t, filepath.Join(d, "HEAD"), "ref: refs/heads/main\n")
+		}
+	}
+	writeFile(t, filepath.Join(g, "config"), "[core]\n\tbare = false\n\thooksPath = \".husky/_\" ; husky\n[include]\n\tpath = ../conf/git.inc\n")
+	writeFile(t, filepath.Join(f.home, ".gitconfig"), "[Core]\n  HooksPath = .githooks\n")
+	p, err := Resolve(Request{}, f.host(f.proj))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := sorted(gitNames(".git", SourceGit), projectNames("."),
+		gitNames(".git/modules/lib", SourceSubmodule), gitNames(".git/modules/a/b", SourceSubmodule),
+		gitNames(".git/modules/lib/modules/inner", SourceSubmodule),
+		[]string{".husky/_ core.hooksPath", ".githooks core.hooksPath", "conf/git.inc git include"})
+	if diff := cmp.Diff(protectedUnder(p, f.proj), want); diff != "" {
+		t.Errorf("Protected mismatch (-got +want):\n%s", diff)
+	}
+	for _, pr := range p.Protected {
+		if strings.HasSuffix(pr.Path, "commondir") && pr.Content != ".\n" {
+			t.Errorf("%s: placeholder content %q, want \".\\n\" (git dies on an empty commondir)", pr.Path, pr.Content)
+		}
+	}
+
+	bare := filepath.Join(f.base, "bare.git")
+	for _, d := range []string{"objects", "refs", "hooks"} {
+		mustMkdir(t, filepath.Join(bare, d))
+	}
+	writeFile(t, filepath.Join(bare, "HEAD"), "ref: refs/heads/main\n")
+	p, err = Resolve(Request{}, f.host(bare))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want = sorted(gitNames(".", SourceGit), projectNames("."), []string{".githooks core.hooksPath"})
+	if diff := cmp.Diff(protectedUnder(p, bare), want); diff != "" {
+		t.Errorf("bare repository as cwd: Protected mismatch (-got +want):\n%s", diff)
+	}
+}
+
 func TestResolveProtectedHomeWhenWritable(t *testing.T) {
 	f := newFixture(t)
 	writeFile(t, filepath.Join(f.home, ".bashrc"), "")
-	p, err := Resolve(Request{}, f.host(f.home))
+	xdg := filepath.Join(f.home, "xdg")
+	h := f.host(f.home)
+	h.Env = append(h.Env, "XDG_CONFIG_HOME="+xdg, "PATH=/usr/bin:"+filepath.Join(f.home, "go/bin")+":relative/bin")
+	p, err := Resolve(Request{}, h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]Protected{}
+	for _, pr := range p.Protected {
+		got[pr.Path] = pr
+	}
+	for name, exists := range map[string]bool{".bashrc": true, ".zshenv": false, ".gitconfig": false, ".config/git": false,
+		".bash_aliases": false, ".bashrc.d": false, "xdg/git": false, ".config/fish": false, "xdg/fish": false,
+		"bin": false, ".local/bin": false, ".local/lib": false, "go/bin": false, ".claude": false, ".claude.json": false,
+		".mcp.json": false} {
+		pr, ok := got[filepath.Join(f.home, name)]
+		if !ok || pr.Exists != exists {
+			t.Errorf("~/%s: listed=%v exists=%v, want listed, exists=%v", name, ok, pr.Exists, exists)
+		}
+	}
+	for name, dir := range map[string]bool{".bashrc.d": true, ".zshenv": false, "go/bin": true, ".claude": true, ".claude.json": false} {
+		if pr := got[filepath.Join(f.home, name)]; pr.IsDir != dir {
+			t.Errorf("~/%s: isDir=%v, want %v", name, pr.IsDir, dir)
+		}
+	}
+	if _, ok := got[filepath.Join(f.home, "relative/bin")]; ok {
+		t.Errorf("a relative PATH entry was protected")
+	}
+}
+
+// TestResolveProtectedPathInCwd: a PATH directory inside the project (a
+// node_modules/.bin) stays writable; one in home is protected when home
+// is writable.
+func TestResolveProtectedPathInCwd(t *testing.T) {
+	f := newFixture(t)
+	h := f.host(f.proj)
+	h.Env = append(h.Env, "PATH="+filepath.Join(f.proj, "node_modules/.bin")+":"+filepath.Join(f.home, ".local/bin"))
+	p, err := Resolve(Request{Writable: []Path{{"~", SourceFlag}}}, h)
 	if err != nil {
 		t.Fatal(err)
 	}
 	got := map[string]bool{}
 	for _, pr := range p.Protected {
-		got[pr.Path] = pr.Exists
+		got[pr.Path] = true
 	}
-	for name, exists := range map[string]bool{".bashrc": true, ".zshenv": false, ".gitconfig": false, ".config/git": false} {
-		if e, ok := got[filepath.Join(f.home, name)]; !ok || e != exists {
-			t.Errorf("~/%s: listed=%v exists=%v, want listed, exists=%v", name, ok, e, exists)
+	if got[filepath.Join(f.proj, "node_modules/.bin")] || !got[filepath.Join(f.home, ".local/bin")] {
+		t.Errorf("PATH dirs: node_modules/.bin protected=%v, ~/.local/bin protected=%v; want false, true",
+			got[filepath.Join(f.proj, "node_modules/.bin")], got[filepath.Join(f.home, ".local/bin")])
+	}
+}
+
+// TestResolveProtectedHoldingRoot: a protected path that holds the cwd
+// (cwd inside ~/.local/bin with home writable) stays writable, or its
+// read-only bind would cover the cwd.
+func TestResolveProtectedHoldingRoot(t *testing.T) {
+	f := newFixture(t)
+	cwd := filepath.Join(f.home, ".local", "bin", "tool")
+	mustMkdir(t, cwd)
+	p, err := Resolve(Request{Writable: []Path{{"~", SourceFlag}}}, f.host(cwd))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, pr := range p.Protected {
+		if Within(cwd, pr.Path) {
+			t.Errorf("%s is protected and holds the cwd %s", pr.Path, cwd)
 		}
 	}
 }
@@ -92,6 +236,21 @@ func TestResolveProtectedSymlinkRefused(t *testing.T) {
 	if !errors.As(err, &unsafe) {
 		t.Fatalf("Resolve with a symlinked ~/.bashrc in a writable home: %v, want UnsafeError", err)
 	}
+	_, err = Resolve(Request{Protect: []Path{{"cachelink/x", SourceProtectFlag}}}, f.host(f.home))
+	if !errors.As(err, &unsafe) {
+		t.Fatalf("--protect through a symlink in a writable root: %v, want UnsafeError", err)
+	}
+}
+
+func TestResolveProtectBadInput(t *testing.T) {
+	f := newFixture(t)
+	for _, raw := range []string{"", "/", "~other/x", "a\x00b"} {
+		_, err := Resolve(Request{Protect: []Path{{raw, SourceProtectFlag}}}, f.host(f.proj))
+		var usage *UsageError
+		if !errors.As(err, &usage) {
+			t.Errorf("--protect %q: %v, want a usage error", raw, err)
+		}
+	}
 }
 
 func TestResolveCwdInsideHiddenRefused(t *testing.T) {
@@ -100,6 +259,20 @@ func TestResolveCwdInsideHiddenRefused(t *testing.T) {
 	var unsafe *UnsafeError
 	if !errors.As(err, &unsafe) {
 		t.Fatalf("Resolve with cwd inside hidden ~/.ssh: %v, want UnsafeError", err)
+	}
+}
+
+func TestReadGitConfig(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "inc"), "[core]\n\thookspath = /from/include\n")
+	writeFile(t, filepath.Join(dir, "config"), strings.Join([]string{
+		"# comment", "[core]", "\tHooksPath = \"a b\\\\c\" # trailing", "[includeIf \"gitdir:~/w/\"]", "\tpath = inc",
+		"[core \"x\"]", "\tworktree = ../wt", "[other]", "\thooksPath = /not/core",
+	}, "\n"))
+	c := readGitConfig(filepath.Join(dir, "config"), "/home/u")
+	want := gitConfig{hooksPaths: []string{`a b\c`, "/from/include"}, includes: []string{filepath.Join(dir, "inc")}, worktree: "../wt"}
+	if diff := cmp.Diff(c, want, cmp.AllowUnexported(gitConfig{})); diff != "" {
+		t.Errorf("readGitConfig mismatch (-got +want):\n%s", diff)
 	}
 }
 

@@ -43,9 +43,11 @@ type Request struct {
 	Cwd      string // "" means the host's cwd
 	Writable []Path
 	Hide     []string
-	Network  string // "" means deny
-	SetEnv   []string
-	PassEnv  []string
+	// Protect adds protected paths (--protect, ZSANDBOX_PROTECT, settings).
+	Protect []Path
+	Network string // "" means deny
+	SetEnv  []string
+	PassEnv []string
 }
 
 // UsageError is a mistake in what the user asked for; the CLI exits 2.
@@ -81,7 +83,7 @@ func Resolve(req Request, host Host) (*Policy, error) {
 	if err := p.addWritable(req.Writable, host, fs); err != nil {
 		return nil, err
 	}
-	if err := p.resolveProtected(fs); err != nil {
+	if err := p.resolveProtected(req.Protect, host, fs); err != nil {
 		return nil, err
 	}
 	if p.Env, p.DroppedEnv, err = resolveEnv(host.Env, req.SetEnv, req.PassEnv); err != nil {
@@ -164,7 +166,7 @@ func resolveHidden(extra []string, home, cwd string, fs *symlinks) ([]Hidden, er
 }
 
 func hiddenFact(r resolved) Hidden {
-	if r.exists && !r.isDir {
+	if r.exists {
 		// A placeholder another run put there is not a secret to mask: it
 		// is taken as missing, so this run shares it under its lock.
 		if fi, err := os.Lstat(r.path); err == nil && IsPlaceholder(fi) {

@@ -19,6 +19,7 @@ type Settings struct {
 	Path           string   `json:"-"`
 	Writable       []string `json:"writable"`
 	Hide           []string `json:"hide"`
+	Protect        []string `json:"protect"`
 	Network        string   `json:"network"`
 	Env            []string `json:"env"`
 	PassEnv        []string `json:"passEnv"`
@@ -49,7 +50,7 @@ func SettingsPath(explicit string, host Host) string {
 // fields maps each settings key to the field it fills.
 func (s *Settings) fields() map[string]any {
 	return map[string]any{
-		"writable": &s.Writable, "hide": &s.Hide, "env": &s.Env, "passEnv": &s.PassEnv,
+		"writable": &s.Writable, "hide": &s.Hide, "protect": &s.Protect, "env": &s.Env, "passEnv": &s.PassEnv,
 		"network": &s.Network, "landlock": &s.Landlock, "backend": &s.Backend,
 		"seccompProfile": &s.SeccompProfile, "hint": &s.Hint,
 	}

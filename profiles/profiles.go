@@ -15,12 +15,49 @@ var hiddenText string
 //go:embed protected-home.txt
 var protectedHomeText string
 
+//go:embed protected-project.txt
+var protectedProjectText string
+
+//go:embed protected-git.txt
+var protectedGitText string
+
 // Hidden returns the default hidden paths, home-relative with a leading "~/".
 func Hidden() []string { return lines(hiddenText) }
 
-// ProtectedInHome returns the home-relative files kept read-only when the
-// home directory is writable.
-func ProtectedInHome() []string { return lines(protectedHomeText) }
+// Entry is one protected path of a list: where it is, whether it is a
+// directory and what it is for.
+type Entry struct {
+	// Path is relative to the list's base; the home list's entries start
+	// with "~/", "$XDG_CONFIG_HOME/" or "$ZDOTDIR/".
+	Path string
+	// Dir marks a directory (a trailing "/" in the list).
+	Dir bool
+	// Why says what the path is for: hints and explain print it.
+	Why string
+}
+
+// ProtectedInHome returns the start-up files kept read-only when they lie
+// inside a writable root.
+func ProtectedInHome() []Entry { return entries(protectedHomeText) }
+
+// ProtectedInProject returns the names kept read-only at the top of a
+// project (the cwd, a repository's work tree).
+func ProtectedInProject() []Entry { return entries(protectedProjectText) }
+
+// ProtectedInGitDir returns the names kept read-only in a git directory.
+func ProtectedInGitDir() []Entry { return entries(protectedGitText) }
+
+// entries parses "PATH  # why" lines.
+func entries(text string) []Entry {
+	var out []Entry
+	for _, l := range lines(text) {
+		path, why, _ := strings.Cut(l, "#")
+		path = strings.TrimSpace(path)
+		e := Entry{Path: strings.TrimSuffix(path, "/"), Dir: strings.HasSuffix(path, "/"), Why: strings.TrimSpace(why)}
+		out = append(out, e)
+	}
+	return out
+}
 
 // lines returns the non-empty, non-comment lines of an embedded list.
 func lines(text string) []string {

@@ -1,0 +1,189 @@
+package policy
+
+import (
+	"os"
+	"path/filepath"
+
+	"github.com/zsandbox/zsandbox/profiles"
+)
+
+// maxGitDirs bounds the git directories examined for one policy (the
+// repositories, their submodules and nested submodules), so a repository
+// with a thousand submodules cannot make every run slow.
+const maxGitDirs = 64
+
+// gitDir is one git directory whose files git runs, with the work tree
+// its hooks run in ("" when not known from the layout).
+type gitDir struct {
+	dir, workTree string
+	source        Source
+	bare          bool
+}
+
+// gitCandidates returns git's files in every git directory zsandbox knows
+// of: the repository around the cwd, every writable root that is a
+// repository or a bare repository, and their submodules (.git/modules,
+// one readdir per level); the effective hooks directory when
+// core.hooksPath names one, and the files config includes. It also
+// returns the work-tree tops, which hold project config.
+func (p *Policy) gitCandidates(host Host) ([]candidate, []string) {
+	var dirs []gitDir
+	var out []candidate
+	var tops []string
+	addLayout := func(l GitLayout) {
+		dirs = append(dirs, gitDir{l.CommonDir, l.WorkTree, SourceGit, false})
+		if l.GitDir != l.CommonDir {
+			dirs = append(dirs, gitDir{l.GitDir, l.WorkTree, SourceGit, false})
+		}
+		if l.PointerFile != "" {
+			out = append(out, candidate{path: l.PointerFile, source: SourceGit,
+				why: "the worktree's .git file: names the git directory git takes config and hooks from"})
+		}
+		tops = append(tops, l.WorkTree)
+	}
+	if l, ok := FindGit(p.Cwd); ok {
+		addLayout(l)
+	}
+	for _, r := range p.Writable {
+		if l, ok := readGit(r.Path); ok {
+			addLayout(l)
+		} else if isGitDir(r.Path) {
+			// A bare repository (the cwd, or a --writable): its hooks/
+			// and config are at the top.
+			dirs = append(dirs, gitDir{r.Path, "", SourceGit, true})
+		}
+	}
+	global := globalGitConfig(p.Home, host)
+	for _, f := range global.includes {
+		out = append(out, candidate{path: f, source: SourceGitInclude, why: "a file git's global config includes: config that runs programs"})
+	}
+	seen := map[string]bool{}
+	for i := 0; i < len(dirs) && i < maxGitDirs; i++ {
+		d := dirs[i]
+		if seen[d.dir] {
+			continue
+		}
+		seen[d.dir] = true
+		out = append(out, gitDirCandidates(d)...)
+		out = append(out, hooksPathCandidates(d, global.hooksPaths, p.Home)...)
+		for _, m := range submoduleDirs(d.dir) {
+			dirs = append(dirs, gitDir{m, "", SourceSubmodule, false})
+		}
+	}
+	return out, tops
+}
+
+// gitDirCandidates puts the git list (profiles/protected-git.txt) in one
+// git directory.
+func gitDirCandidates(d gitDir) []candidate {
+	var out []candidate
+	for _, e := range profiles.ProtectedInGitDir() {
+		c := candidate{path: filepath.Join(d.dir, e.Path), dir: e.Dir, source: d.source, why: e.Why}
+		if e.Path == "commondir" {
+			c.content = ".\n"
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// hooksPathCandidates protects the hooks directory core.hooksPath names
+// (husky's .husky/_, often gitignored so a review misses it) and the
+// files the repository's config includes. Git runs hooks in the work
+// tree top (the git dir when bare), so a relative hooksPath is taken
+// from there; a submodule's work tree comes from its core.worktree.
+func hooksPathCandidates(d gitDir, global []string, home string) []candidate {
+	local := readGitConfig(filepath.Join(d.dir, "config"), home)
+	wt := readGitConfig(filepath.Join(d.dir, "config.worktree"), home)
+	base := d.workTree
+	switch {
+	case d.bare:
+		base = d.dir
+	case base == "" && local.worktree != "":
+		base = absFrom(local.worktree, d.dir)
+	}
+	var out []candidate
+	for _, hp := range concat3(global, local.hooksPaths, wt.hooksPaths) {
+		if base == "" && !filepath.IsAbs(hp) {
+			continue
+		}
+		out = append(out, candidate{path: absFrom(hp, base), dir: true, source: SourceHooksPath,
+			why: "the hooks directory core.hooksPath names: git runs the hooks there"})
+	}
+	for _, f := range append(local.includes, wt.includes...) {
+		out = append(out, candidate{path: f, source: SourceGitInclude, why: "a file the repository's git config includes: config that runs programs"})
+	}
+	return out
+}
+
+// globalGitConfig reads the config files git reads for every repository:
+// the system file, $GIT_CONFIG_GLOBAL or ~/.gitconfig, and
+// $XDG_CONFIG_HOME/git/config (or ~/.config/git/config).
+func globalGitConfig(home string, host Host) gitConfig {
+	files := []string{"/etc/gitconfig", filepath.Join(home, ".gitconfig")}
+	if g := host.Getenv("GIT_CONFIG_GLOBAL"); filepath.IsAbs(g) {
+		files = append(files, g)
+	}
+	for _, x := range withEnv(filepath.Join(home, ".config"), host.Getenv("XDG_CONFIG_HOME")) {
+		files = append(files, filepath.Join(x, "git", "config"))
+	}
+	var all gitConfig
+	for _, f := range files {
+		c := readGitConfig(f, home)
+		all.hooksPaths = append(all.hooksPaths, c.hooksPaths...)
+		all.includes = append(all.includes, c.includes...)
+	}
+	return all
+}
+
+// submoduleDirs lists the git directories under dir/modules. A submodule
+// name may hold slashes, so a directory that is not a git directory is
+// looked into, to a small depth; nothing else is read.
+func submoduleDirs(dir string) []string {
+	var out []string
+	var look func(d string, depth int)
+	look = func(d string, depth int) {
+		ents, err := os.ReadDir(d)
+		if err != nil {
+			return
+		}
+		for _, e := range ents {
+			sub := filepath.Join(d, e.Name())
+			switch {
+			case len(out) >= maxGitDirs || !e.IsDir():
+			case isGitDir(sub):
+				out = append(out, sub)
+			case depth < 3:
+				look(sub, depth+1)
+			}
+		}
+	}
+	look(filepath.Join(dir, "modules"), 0)
+	return out
+}
+
+// isGitDir tells a git directory the way git does: a HEAD file and
+// objects/ and refs/ directories.
+func isGitDir(dir string) bool {
+	head, err := os.Lstat(filepath.Join(dir, "HEAD"))
+	if err != nil || !head.Mode().IsRegular() {
+		return false
+	}
+	for _, sub := range []string{"objects", "refs"} {
+		if fi, err := os.Lstat(filepath.Join(dir, sub)); err != nil || !fi.IsDir() {
+			return false
+		}
+	}
+	return true
+}
+
+func absFrom(p, base string) string {
+	if filepath.IsAbs(p) {
+		return filepath.Clean(p)
+	}
+	return filepath.Join(base, p)
+}
+
+func concat3(a, b, c []string) []string {
+	return append(append(append([]string(nil), a...), b...), c...)
+}

@@ -1,0 +1,73 @@
+package policy
+
+import (
+	"path/filepath"
+	"strings"
+
+	"github.com/zsandbox/zsandbox/profiles"
+)
+
+// homeCandidates expands the home list (profiles/protected-home.txt).
+// "$XDG_CONFIG_HOME/" and "$ZDOTDIR/" stand for their defaults (~/.config,
+// ~) and, when the caller sets the variable, for its value too: programs
+// differ on whether they honour it.
+func homeCandidates(home string, host Host) []candidate {
+	bases := map[string][]string{
+		"~/":                {home},
+		"$XDG_CONFIG_HOME/": withEnv(filepath.Join(home, ".config"), host.Getenv("XDG_CONFIG_HOME")),
+		"$ZDOTDIR/":         withEnv(home, host.Getenv("ZDOTDIR")),
+	}
+	var out []candidate
+	for _, e := range profiles.ProtectedInHome() {
+		for prefix, dirs := range bases {
+			rel, ok := strings.CutPrefix(e.Path, prefix)
+			if !ok {
+				continue
+			}
+			for _, d := range dirs {
+				out = append(out, candidate{path: filepath.Join(d, rel), dir: e.Dir, source: SourceHomeStartup, why: e.Why})
+			}
+		}
+	}
+	return out
+}
+
+// withEnv is def, plus the variable's value when it is an absolute path.
+func withEnv(def, value string) []string {
+	if filepath.IsAbs(value) && filepath.Clean(value) != def {
+		return []string{def, filepath.Clean(value)}
+	}
+	return []string{def}
+}
+
+// projectCandidates puts the project list (profiles/protected-project.txt)
+// at each project top.
+func projectCandidates(tops []string) []candidate {
+	var out []candidate
+	for _, top := range tops {
+		for _, e := range profiles.ProtectedInProject() {
+			out = append(out, candidate{path: filepath.Join(top, e.Path), dir: e.Dir, source: SourceProject, why: e.Why})
+		}
+	}
+	return out
+}
+
+// pathCandidates protects the absolute directories of the caller's PATH: a
+// program planted there replaces a system one in the next shell. Those
+// inside the cwd stay writable (a project's node_modules/.bin or bin/ is
+// the project's own, like its Makefile), unless the cwd is home itself.
+func pathCandidates(path, home, cwd string) []candidate {
+	var out []candidate
+	for _, d := range filepath.SplitList(path) {
+		if !filepath.IsAbs(d) {
+			continue
+		}
+		d = filepath.Clean(d)
+		if cwd != home && Within(d, cwd) {
+			continue
+		}
+		out = append(out, candidate{path: d, dir: true, source: SourcePathDir,
+			why: "a directory on your PATH: a program planted here runs instead of the real one"})
+	}
+	return out
+}
