@@ -67,7 +67,14 @@ func Args(p *policy.Policy, argv []string, o Options) Plan {
 	// source from a descriptor the runner opened without following
 	// symlinks: a path could be swapped for a symlink by another sandboxed
 	// command between policy resolution and bwrap's mount.
+	rootOf := p.RootFinder()
 	for _, r := range p.Writable {
+		if _, nested := rootOf(r.Path); p.FileRoots[r.Path] && nested {
+			// A file inside another root is writable already; a mount
+			// on it would make git's lock-and-rename of a config
+			// named with --writable fail (EBUSY).
+			continue
+		}
 		b.add("--bind-fd", b.file(r.Path), r.Path)
 	}
 	// Directories between a protected or hidden path and its root are

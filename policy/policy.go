@@ -58,11 +58,14 @@ type Hidden struct {
 
 // Policy is the resolved, platform-neutral description of one sandbox.
 type Policy struct {
-	Cwd      string    `json:"cwd"`
-	Home     string    `json:"home"`
-	Writable []Root    `json:"writable"`
-	Omitted  []Omitted `json:"omitted,omitempty"`
-	Hidden   []Hidden  `json:"hide"`
+	Cwd      string `json:"cwd"`
+	Home     string `json:"home"`
+	Writable []Root `json:"writable"`
+	// FileRoots are the writable roots that are files (--writable
+	// .git/config): one inside another root needs no bind of its own.
+	FileRoots map[string]bool `json:"-"`
+	Omitted   []Omitted       `json:"omitted,omitempty"`
+	Hidden    []Hidden        `json:"hide"`
 	// Protected paths stay read-only inside writable roots.
 	Protected []Protected `json:"protected"`
 	Network   Network     `json:"network"`

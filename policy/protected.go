@@ -54,6 +54,9 @@ type candidate struct {
 	source  Source
 	why     string
 	content string
+	// existing: protect only a path that exists (an empty placeholder
+	// would break git, and a missing one is not consulted).
+	existing bool
 }
 
 // UnsafeError means the sandbox cannot keep a promise on this host as it
@@ -100,7 +103,9 @@ func (p *Policy) resolveProtected(asked []Path, host Host, fs *symlinks) error {
 		if err != nil {
 			return err
 		}
-		p.Protected = append(p.Protected, pr)
+		if pr.Exists || !c.existing {
+			p.Protected = append(p.Protected, pr)
+		}
 	}
 	sort.Slice(p.Protected, func(i, j int) bool { return p.Protected[i].Path < p.Protected[j].Path })
 	return nil

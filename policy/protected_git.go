@@ -65,7 +65,7 @@ func (p *Policy) gitCandidates(host Host) ([]candidate, []string) {
 		}
 		seen[d.dir] = true
 		out = append(out, gitDirCandidates(d)...)
-		out = append(out, hooksPathCandidates(d, global.hooksPaths, p.Home)...)
+		out = append(out, configCandidates(d, global.hooksPaths, p.Home)...)
 		for _, m := range submoduleDirs(d.dir) {
 			dirs = append(dirs, gitDir{m, "", SourceSubmodule, false})
 		}
@@ -87,22 +87,25 @@ func gitDirCandidates(d gitDir) []candidate {
 	return out
 }
 
-// hooksPathCandidates protects the hooks directory core.hooksPath names
-// (husky's .husky/_, often gitignored so a review misses it) and the
-// files the repository's config includes. Git runs hooks in the work
-// tree top (the git dir when bare), so a relative hooksPath is taken
-// from there; a submodule's work tree comes from its core.worktree.
-func hooksPathCandidates(d gitDir, global []string, home string) []candidate {
+// configCandidates protects what the git directory's config names: the
+// hooks directory of core.hooksPath (husky's .husky/_, often gitignored so
+// a review misses it), the files it includes, and a submodule's .git file
+// in its work tree (core.worktree), which a command could replace with a
+// repository of its own. Git runs hooks in the work tree top (the git dir
+// when bare), so a relative hooksPath is taken from there.
+func configCandidates(d gitDir, global []string, home string) []candidate {
 	local := readGitConfig(filepath.Join(d.dir, "config"), home)
 	wt := readGitConfig(filepath.Join(d.dir, "config.worktree"), home)
 	base := d.workTree
+	var out []candidate
 	switch {
 	case d.bare:
 		base = d.dir
 	case base == "" && local.worktree != "":
 		base = absFrom(local.worktree, d.dir)
+		out = append(out, candidate{path: filepath.Join(base, ".git"), source: d.source, existing: true,
+			why: "a submodule's .git file: names the git directory git takes its config and hooks from"})
 	}
-	var out []candidate
 	for _, hp := range concat3(global, local.hooksPaths, wt.hooksPaths) {
 		if base == "" && !filepath.IsAbs(hp) {
 			continue

@@ -120,6 +120,10 @@ func TestResolveProtectedGitExtras(t *testing.T) {
 			writeFile(t, filepath.Join(d, "HEAD"), "ref: refs/heads/main\n")
 		}
 	}
+	mustMkdir(t, filepath.Join(f.proj, "lib"))
+	writeFile(t, filepath.Join(f.proj, "lib", ".git"), "gitdir: ../.git/modules/lib\n")
+	writeFile(t, filepath.Join(g, "modules", "lib", "config"), "[core]\n\tworktree = ../../../lib\n")
+	writeFile(t, filepath.Join(g, "modules", "a", "b", "config"), "[core]\n\tworktree = ../../../../a/b\n")
 	writeFile(t, filepath.Join(g, "config"), "[core]\n\tbare = false\n\thooksPath = \".husky/_\" ; husky\n[include]\n\tpath = ../conf/git.inc\n")
 	writeFile(t, filepath.Join(f.home, ".gitconfig"), "[Core]\n  HooksPath = .githooks\n")
 	p, err := Resolve(Request{}, f.host(f.proj))
@@ -129,7 +133,8 @@ func TestResolveProtectedGitExtras(t *testing.T) {
 	want := sorted(gitNames(".git", SourceGit), projectNames("."),
 		gitNames(".git/modules/lib", SourceSubmodule), gitNames(".git/modules/a/b", SourceSubmodule),
 		gitNames(".git/modules/lib/modules/inner", SourceSubmodule),
-		[]string{".husky/_ core.hooksPath", ".githooks core.hooksPath", "conf/git.inc git include"})
+		[]string{".husky/_ core.hooksPath", ".githooks core.hooksPath", "conf/git.inc git include",
+			"lib/.git git submodule", "lib/.githooks core.hooksPath", "a/b/.githooks core.hooksPath"})
 	if diff := cmp.Diff(protectedUnder(p, f.proj), want); diff != "" {
 		t.Errorf("Protected mismatch (-got +want):\n%s", diff)
 	}

@@ -192,6 +192,12 @@ func (p *Policy) addWritable(asked []Path, host Host, fs *symlinks) error {
 		if why := kernelTree(c); why != "" {
 			return usagef("writable root %q: %s", a.Path, why)
 		}
+		if fi, err := os.Stat(c); err == nil && !fi.IsDir() {
+			if p.FileRoots == nil {
+				p.FileRoots = map[string]bool{}
+			}
+			p.FileRoots[c] = true
+		}
 		cands = append(cands, Root{Path: c, Source: a.Source})
 	}
 	seen := map[string]bool{}
