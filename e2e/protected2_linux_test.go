@@ -1,0 +1,271 @@
+package e2e
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// These tests plant code where git, the shells, python, the agents and
+// the editors find it later, then run the ordinary follow-up command on
+// the host, outside any sandbox, as the same identity. Planted code
+// touches a marker in e.outside, which the sandbox cannot write: a marker
+// on the host means planted code ran outside the sandbox.
+
+// hostRun runs argv on the host as the identity with HOME = the fixture
+// home, the way the user's next command would run.
+func (e *env) hostRun(dir string, extraEnv []string, argv ...string) result {
+	e.t.Helper()
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Dir = dir
+	cmd.Env = append([]string{"HOME=" + e.home, "PATH=/usr/bin:/bin", "LANG=C", "GIT_CONFIG_NOSYSTEM=1",
+		"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@e", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@e"}, extraEnv...)
+	if e.id.uid != os.Geteuid() {
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uint32(e.id.uid), Gid: uint32(e.id.gid)}}
+	}
+	var out, errb strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	code := 0
+	if err := cmd.Run(); err != nil {
+		ee, ok := err.(*exec.ExitError)
+		if !ok {
+			e.t.Fatalf("running %v on the host: %v", argv, err)
+		}
+		code = ee.ExitCode()
+	}
+	return result{code: code, stdout: out.String(), stderr: errb.String()}
+}
+
+// markerPrefix is what planted code touches (with a suffix per attack).
+func (e *env) markerPrefix() string { return filepath.Join(e.outside, "ran") }
+
+// assertNothingRan fails for every marker planted code left on the host.
+func assertNothingRan(t *testing.T, e *env, what string) {
+	t.Helper()
+	ents, _ := os.ReadDir(e.outside)
+	for _, ent := range ents {
+		if strings.HasPrefix(ent.Name(), "ran") {
+			t.Errorf("%s: planted code ran outside the sandbox (%s)", what, ent.Name())
+		}
+	}
+}
+
+// superRepo makes the project a repository with a local submodule "sub"
+// (two commits; the superproject records the second), per-worktree config
+// on, and husky-style hooks in .husky/_ (core.hooksPath).
+func superRepo(t *testing.T, e *env) (subsrc string) {
+	t.Helper()
+	subsrc = filepath.Join(e.base, "subsrc")
+	e.mkdir(subsrc)
+	git(t, subsrc, "init", "-q")
+	git(t, subsrc, "commit", "-q", "--allow-empty", "-m", "c1")
+	git(t, subsrc, "commit", "-q", "--allow-empty", "-m", "c2")
+	git(t, e.proj, "init", "-q")
+	e.write(filepath.Join(e.proj, "Makefile"), "all:\n")
+	git(t, e.proj, "add", "Makefile")
+	git(t, e.proj, "-c", "protocol.file.allow=always", "submodule", "add", "-q", subsrc, "sub")
+	git(t, e.proj, "commit", "-q", "-m", "init")
+	git(t, e.proj, "config", "extensions.worktreeConfig", "true")
+	git(t, e.proj, "config", "core.hooksPath", ".husky/_")
+	e.mkdir(filepath.Join(e.proj, ".husky", "_"))
+	e.chownAll()
+	return subsrc
+}
+
+// TestGitReadsMoreProtected: every file git reads and runs from besides
+// .git/hooks and .git/config, and the agent and editor config of the
+// project, cannot be planted; then git status and commits on the host, in
+// the superproject and in the submodule, run nothing the sandbox wrote.
+func TestGitReadsMoreProtected(t *testing.T) {
+	each(t, func(t *testing.T, e *env) {
+		superRepo(t, e)
+		script := strings.Join([]string{
+			`M=` + e.markerPrefix(),
+			`fs() { printf '[core]\n\tfsmonitor = "touch %s-%s; false"\n' "$M" "$1"; }`,
+			`hook() { printf '#!/bin/sh\ntouch %s-%s\n' "$M" "$1" > "$2"; chmod +x "$2"; }`,
+			// .git/commondir: git takes config and hooks from a copy.
+			`cp -r .git "$TMPDIR/evil"; fs commondir >> "$TMPDIR/evil/config"; hook commondir-hook "$TMPDIR/evil/hooks/post-commit"`,
+			`echo "$TMPDIR/evil" > .git/commondir`,
+			`fs config-worktree > .git/config.worktree`,
+			// The submodule: its config, its hooks, its .git file.
+			`git -C sub config core.fsmonitor "touch $M-subconfig; false"`,
+			`fs subconfig2 >> .git/modules/sub/config`,
+			`hook subhook .git/modules/sub/hooks/post-commit`,
+			`mv sub/.git sub/.git.old; rm -f sub/.git; git init -q sub && git -C sub config core.fsmonitor "touch $M-subgitfile; false"`,
+			// core.hooksPath (husky).
+			`hook hookspath .husky/_/post-commit`,
+			// Agent and editor config.
+			`mkdir -p .claude && echo "{\"hooks\":{\"SessionStart\":[{\"command\":\"touch $M-claude\"}]}}" > .claude/settings.json`,
+			`echo '{"mcpServers":{}}' > .mcp.json`,
+			`mkdir -p .vscode && echo '{}' > .vscode/tasks.json`,
+			`echo "touch $M-envrc" > .envrc`,
+			`for d in .idea .codex .gemini .cursor .agents .zidane; do mkdir -p $d && echo x > $d/x; done`,
+			`printf '[submodule "evil"]\n\tpath = evil\n\turl = /x\n' >> .gitmodules`,
+			// --protect entries, one existing and one not.
+			`echo evil >> Makefile; echo evil > build.sh`,
+			`true`,
+		}, "\n")
+		config, _ := os.ReadFile(filepath.Join(e.proj, ".git", "config"))
+		subConfig, _ := os.ReadFile(filepath.Join(e.proj, ".git", "modules", "sub", "config"))
+		gitmodules, _ := os.ReadFile(filepath.Join(e.proj, ".gitmodules"))
+		gitfile, _ := os.ReadFile(filepath.Join(e.proj, "sub", ".git"))
+		before := snapshot(t, e.proj)
+		e.sh(script, "--protect", "Makefile", "--protect", "build.sh")
+		assertSameTree(t, before, snapshot(t, e.proj), "after the git and project-config attacks")
+		assertContent(t, filepath.Join(e.proj, ".git", "config"), string(config))
+		assertContent(t, filepath.Join(e.proj, ".git", "modules", "sub", "config"), string(subConfig))
+		assertContent(t, filepath.Join(e.proj, ".gitmodules"), string(gitmodules))
+		assertContent(t, filepath.Join(e.proj, "sub", ".git"), string(gitfile))
+		assertContent(t, filepath.Join(e.proj, "Makefile"), "all:\n")
+
+		for _, step := range []struct {
+			dir  string
+			argv []string
+		}{
+			{e.proj, []string{"git", "status", "--porcelain"}},
+			{e.proj, []string{"git", "commit", "-q", "--allow-empty", "-m", "host"}},
+			{filepath.Join(e.proj, "sub"), []string{"git", "status", "--porcelain"}},
+			{filepath.Join(e.proj, "sub"), []string{"git", "commit", "-q", "--allow-empty", "-m", "host"}},
+		} {
+			mustSucceed(t, e.hostRun(step.dir, nil, step.argv...), "host follow-up "+strings.Join(step.argv, " "))
+		}
+		assertNothingRan(t, e, "git on the host after the run")
+	})
+}
+
+// TestHomeStartupMoreProtected: with cwd = home, the start-up files the
+// first list missed cannot be planted; then an interactive and a login
+// bash, python, programs looked up on PATH and git on the host run
+// nothing the sandbox wrote, and the home is as it was.
+func TestHomeStartupMoreProtected(t *testing.T) {
+	py, err := exec.Command("/usr/bin/python3", "-c", "import sys; print('%d.%d' % sys.version_info[:2])").Output()
+	if err != nil {
+		t.Fatalf("/usr/bin/python3 is needed for this test: %v", err)
+	}
+	site := ".local/lib/python" + strings.TrimSpace(string(py)) + "/site-packages"
+	each(t, func(t *testing.T, e *env) {
+		// Debian's and Fedora's stock .bashrc source these.
+		e.write(filepath.Join(e.home, ".bashrc"),
+			"[ -f ~/.bash_aliases ] && . ~/.bash_aliases\nfor f in ~/.bashrc.d/*; do [ -r \"$f\" ] && . \"$f\"; done\n")
+		xdg := filepath.Join(e.home, "xdg")
+		e.mkdir(xdg)
+		r := filepath.Join(e.base, "r")
+		e.mkdir(r)
+		git(t, r, "init", "-q")
+		e.write(filepath.Join(r, "f"), "f\n")
+		git(t, r, "add", "f")
+		git(t, r, "commit", "-q", "-m", "f")
+		e.chownAll()
+		goBin := filepath.Join(e.home, "go", "bin")
+		script := strings.Join([]string{
+			`M=` + e.markerPrefix(),
+			`echo "touch $M-aliases" > .bash_aliases`,
+			`mkdir -p .bashrc.d; echo "touch $M-bashrcd" > .bashrc.d/evil.sh`,
+			`echo "touch $M-bashrc" >> .bashrc; echo "touch $M-profile" >> .profile; echo "touch $M-zlogout" > .zlogout`,
+			`echo '"\C-m": "touch '$M'-inputrc\n"' > .inputrc`,
+			`mkdir -p xdg/git .config/git; printf '[core]\n\tfsmonitor = "touch %s-xdggit; false"\n' $M | tee xdg/git/config > .config/git/config`,
+			`mkdir -p .config/fish/conf.d; echo "touch $M-fish" > .config/fish/config.fish`,
+			`for d in bin .local/bin go/bin; do mkdir -p $d; printf '#!/bin/sh\ntouch %s-path\n' $M > $d/ls; chmod +x $d/ls; done`,
+			`mkdir -p ` + site + ` && echo "import os; os.system('touch $M-pth')" > ` + site + `/evil.pth`,
+			`echo "import os; os.system('touch $M-usercustomize')" > ` + site + `/usercustomize.py`,
+			`mkdir -p .claude && echo '{}' > .claude/settings.json; echo '{}' > .claude.json; mkdir -p .codex && echo x > .codex/config.toml`,
+			`echo "script-shell=$M" > .npmrc`,
+			`mkdir -p .config/systemd/user .config/autostart .config/environment.d`,
+			`echo x > .config/systemd/user/evil.service; echo x > .config/autostart/evil.desktop; echo LD_PRELOAD=/x > .config/environment.d/x.conf`,
+			`true`,
+		}, "\n")
+		before := snapshot(t, e.home)
+		cmd := e.command(e.home, "exec", "--", "sh", "-c", script)
+		cmd.Env = append(cmd.Env, "XDG_CONFIG_HOME="+xdg, "PATH="+goBin+":"+os.Getenv("PATH"))
+		cmd.Run()
+		assertSameTree(t, before, snapshot(t, e.home), "after the start-up attacks")
+
+		env := []string{"XDG_CONFIG_HOME=" + xdg}
+		pathEnv := []string{"PATH=" + strings.Join([]string{filepath.Join(e.home, "bin"), filepath.Join(e.home, ".local/bin"), goBin, "/usr/bin", "/bin"}, ":")}
+		mustSucceed(t, e.hostRun(e.home, env, "bash", "-i", "-c", "true"), "bash -i on the host")
+		mustSucceed(t, e.hostRun(e.home, env, "bash", "-l", "-c", "true"), "bash -l on the host")
+		mustSucceed(t, e.hostRun(e.home, env, "/usr/bin/python3", "-c", "pass"), "python3 on the host")
+		mustSucceed(t, e.hostRun(e.home, pathEnv, "sh", "-c", "ls >/dev/null"), "ls from PATH on the host")
+		mustSucceed(t, e.hostRun(r, env, "git", "status", "--porcelain"), "git status on the host")
+		assertNothingRan(t, e, "shells, python, PATH and git on the host after the run")
+	})
+}
+
+// TestProtectedLegitWork: with the whole set in force, ordinary work goes
+// on: commits, branch switches, a rebase, moving a submodule and updating
+// it, npm install of a local package (node_modules/.bin), editing
+// project files, an agent editing its own config when it is named with
+// --writable; explain says which entries are in force and why.
+func TestProtectedLegitWork(t *testing.T) {
+	each(t, func(t *testing.T, e *env) {
+		subsrc := superRepo(t, e)
+		pkg := filepath.Join(e.proj, "packages", "localpkg")
+		e.mkdir(pkg)
+		e.write(filepath.Join(pkg, "package.json"), `{"name":"localpkg","version":"1.0.0","bin":{"lp":"cli.js"}}`)
+		e.write(filepath.Join(pkg, "cli.js"), "#!/usr/bin/env node\nconsole.log('lp ran')\n")
+		e.write(filepath.Join(e.proj, "package.json"), `{"name":"p","version":"1.0.0","dependencies":{"localpkg":"file:./packages/localpkg"}}`)
+		e.mkdir(filepath.Join(e.proj, ".claude"))
+		git(t, subsrc, "commit", "-q", "--allow-empty", "-m", "c3")
+		e.chownAll()
+
+		script := strings.Join([]string{
+			"set -e", "g='git -c user.name=z -c user.email=z@e'",
+			"echo a > a && git add a && $g commit -qm a",
+			"git checkout -q -b topic && echo b > b && git add b && $g commit -qm b",
+			"git checkout -q - && echo c > c && git add c && $g commit -qm c",
+			"git checkout -q topic && $g rebase -q - && git log --oneline | wc -l > commits",
+			// Moving the submodule by hand: fetch, detach, back.
+			"git -C sub fetch -q && git -C sub checkout -q --detach FETCH_HEAD && git -C sub checkout -q --detach HEAD~1",
+			"npm install --no-audit --no-fund --offline --no-update-notifier --cache \"$TMPDIR/npm-cache\" >/dev/null 2>&1",
+			"./node_modules/.bin/lp",
+			"echo edited >> Makefile",
+		}, "\n")
+		r := e.sh(script)
+		mustSucceed(t, r, "git, submodule and npm work")
+		assertContent(t, filepath.Join(e.proj, "commits"), "4\n")
+		assertContent(t, filepath.Join(e.proj, "Makefile"), "all:\nedited\n")
+		if _, err := os.Lstat(filepath.Join(e.proj, "node_modules", ".bin", "lp")); err != nil || !strings.Contains(r.stdout, "lp ran") {
+			t.Errorf("npm install did not make node_modules/.bin/lp on the host (%v)\n%s", err, r)
+		}
+
+		// git submodule update rewrites the submodule's config (core.worktree),
+		// which is protected: it fails with the protected hint, and works
+		// once the user names that config with --writable.
+		r = e.sh("git submodule update")
+		if r.code == 0 || !strings.Contains(r.stderr, "zsandbox: hint: "+filepath.Join(e.proj, ".git/modules/sub/config")+" is protected") {
+			t.Errorf("git submodule update without opting in: want a failure with the protected hint\n%s", r)
+		}
+		mustSucceed(t, e.sh("git submodule update", "--writable", ".git/modules/sub/config"), "git submodule update with --writable .git/modules/sub/config")
+		if head, want := git(t, filepath.Join(e.proj, "sub"), "rev-parse", "HEAD"), git(t, subsrc, "rev-parse", "HEAD~1"); head != want {
+			t.Errorf("submodule after update at %s, want the recorded commit %s", head, want)
+		}
+
+		mustSucceed(t, e.sh(`echo '{"permissions":{}}' > .claude/settings.json`, "--writable", ".claude"), "agent edits its own config with --writable .claude")
+		assertContent(t, filepath.Join(e.proj, ".claude", "settings.json"), `{"permissions":{}}`+"\n")
+
+		r = e.run("explain", "--format", "json", "--protect", "Makefile")
+		var doc struct {
+			Protected []struct{ Path, Source, Why string }
+		}
+		if err := json.Unmarshal([]byte(r.stdout), &doc); err != nil {
+			t.Fatalf("explain json: %v\n%s", err, r)
+		}
+		got := map[string]string{}
+		for _, pr := range doc.Protected {
+			got[pr.Path] = pr.Source
+			if pr.Why == "" {
+				t.Errorf("explain: %s has no why", pr.Path)
+			}
+		}
+		for rel, src := range map[string]string{"Makefile": "--protect", ".git/commondir": "git", ".git/modules/sub/config": "git submodule",
+			"sub/.git": "git submodule", ".husky/_": "core.hooksPath", ".claude": "project config", ".mcp.json": "project config"} {
+			if got[filepath.Join(e.proj, rel)] != src {
+				t.Errorf("explain: %s has source %q, want %q", rel, got[filepath.Join(e.proj, rel)], src)
+			}
+		}
+	})
+}
