@@ -1,6 +1,11 @@
 package seatbelt_test
 
-import "github.com/zsandbox/zsandbox/policy"
+import (
+	"strings"
+
+	"github.com/zsandbox/zsandbox/policy"
+	"github.com/zsandbox/zsandbox/profiles"
+)
 
 // The policies the golden files and the decision table are built from,
 // written as policy.Resolve would produce them on a Mac (except where a case
@@ -43,15 +48,26 @@ func defaultHidden() []policy.Hidden {
 	return h
 }
 
+// repoProtected is what policy.Resolve protects for a repository at repo
+// (the shipped lists): git's files in repo/.git and the project config at
+// the top.
 func repoProtected(repo string) []string {
-	return []string{repo + "/.git/hooks", repo + "/.git/config"}
+	var out []string
+	for _, e := range profiles.ProtectedInGitDir() {
+		out = append(out, repo+"/.git/"+e.Path)
+	}
+	for _, e := range profiles.ProtectedInProject() {
+		out = append(out, repo+"/"+e.Path)
+	}
+	return out
 }
 
+// homeProtected is the shipped home list with home as the writable cwd.
 func homeProtected() []string {
 	var out []string
-	for _, f := range []string{".bashrc", ".bash_profile", ".bash_login", ".profile",
-		".zshrc", ".zprofile", ".zshenv", ".gitconfig", ".config/git"} {
-		out = append(out, home+"/"+f)
+	for _, e := range profiles.ProtectedInHome() {
+		p := strings.NewReplacer("~/", "", "$XDG_CONFIG_HOME/", ".config/", "$ZDOTDIR/", "").Replace(e.Path)
+		out = append(out, home+"/"+p)
 	}
 	return out
 }
@@ -90,7 +106,10 @@ func renderCases() []renderCase {
 				Network:  policy.NetworkDeny,
 			},
 			protected: append(repoProtected(home+"/src/app"),
-				home+"/src/app/.git/worktrees/feature/config"),
+				home+"/src/app/.git/worktrees/feature/config",
+				home+"/src/app/.git/worktrees/feature/config.worktree",
+				home+"/src/app/.git/worktrees/feature/commondir",
+				home+"/wt/feature/.git", home+"/wt/feature/.claude", home+"/wt/feature/.vscode"),
 		},
 		{
 			name: "extra-writable",
@@ -122,7 +141,7 @@ func renderCases() []renderCase {
 				Hidden:   hidden("/etc/ssl/private", "/tmp/proj/.env"),
 				Network:  policy.NetworkDeny,
 			},
-			protected: repoProtected("/tmp/proj"),
+			protected: []string{"/tmp/proj/.git/hooks", "/tmp/proj/.git/config"},
 		},
 		{
 			name: "hostile-names",
