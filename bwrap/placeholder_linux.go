@@ -110,32 +110,48 @@ func createPlaceholder(pr policy.Protected) (*os.File, error) {
 // makeTemp creates the placeholder's content under the name tmp and
 // returns it open (the lock is taken on it).
 func makeTemp(tmp string, pr policy.Protected) (*os.File, error) {
+	var f *os.File
+	var err error
 	if pr.IsDir {
-		if err := unix.Mkdir(tmp, 0o555); err != nil {
+		if err = unix.Mkdir(tmp, 0o555); err != nil {
 			return nil, err
 		}
-		// mkdir applies the umask; the mode is the placeholder's mark.
-		if err := unix.Chmod(tmp, 0o555); err != nil {
-			unix.Rmdir(tmp)
-			return nil, err
+		f, err = openExact(tmp, unix.O_RDONLY|unix.O_DIRECTORY)
+	} else {
+		f, err = os.OpenFile(tmp, os.O_RDWR|os.O_CREATE|os.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o444)
+		if err == nil && pr.Content != "" {
+			_, err = f.WriteString(pr.Content)
 		}
-		return openExact(tmp, unix.O_RDONLY|unix.O_DIRECTORY)
 	}
-	f, err := os.OpenFile(tmp, os.O_RDWR|os.O_CREATE|os.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o444)
+	if err == nil {
+		err = markMode(f, pr.IsDir)
+	}
 	if err != nil {
-		return nil, err
-	}
-	if _, err := f.WriteString(pr.Content); err != nil {
-		f.Close()
-		os.Remove(tmp)
-		return nil, err
-	}
-	if err := f.Chmod(0o444); err != nil {
-		f.Close()
+		if f != nil {
+			f.Close()
+		}
 		os.Remove(tmp)
 		return nil, err
 	}
 	return f, nil
+}
+
+// markMode gives a new placeholder its mode (0555 or 0444, part of the
+// mark) when the umask took bits away; with the usual umask it is right
+// already and costs no extra write to the file system.
+func markMode(f *os.File, dir bool) error {
+	want := uint32(0o444)
+	if dir {
+		want = 0o555
+	}
+	var st unix.Stat_t
+	if err := unix.Fstat(int(f.Fd()), &st); err != nil {
+		return err
+	}
+	if st.Mode&0o7777 == want {
+		return nil
+	}
+	return unix.Fchmod(int(f.Fd()), want)
 }
 
 // mkdirs creates the missing directories from root down to dir.

@@ -14,6 +14,9 @@ type gitConfig struct {
 	hooksPaths []string // as written, "~/" expanded; relative ones are resolved by the caller
 	includes   []string // absolute
 	worktree   string
+	// worktreeConfig: extensions.worktreeConfig is on, so git reads
+	// config.worktree.
+	worktreeConfig bool
 }
 
 // maxConfigSize bounds what is read of one config file; git config files
@@ -53,6 +56,8 @@ func (c *gitConfig) read(file, home string, depth int) {
 			c.hooksPaths = append(c.hooksPaths, expandHome(value, home))
 		case section == "core" && key == "worktree":
 			c.worktree = expandHome(value, home)
+		case section == "extensions" && key == "worktreeconfig":
+			c.worktreeConfig = isTrue(value)
 		case (section == "include" || section == "includeif") && key == "path":
 			inc := absFrom(expandHome(value, home), filepath.Dir(file))
 			c.includes = append(c.includes, inc)
@@ -102,6 +107,15 @@ func unescape(ch byte) byte {
 		return '\b'
 	}
 	return ch
+}
+
+// isTrue is git's reading of a boolean value.
+func isTrue(v string) bool {
+	switch strings.ToLower(v) {
+	case "true", "yes", "on", "1":
+		return true
+	}
+	return false
 }
 
 func expandHome(p, home string) string {

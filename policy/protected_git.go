@@ -18,6 +18,9 @@ type gitDir struct {
 	dir, workTree string
 	source        Source
 	bare          bool
+	// common is the directory whose config governs this one (a linked
+	// worktree's common dir); "" means dir itself.
+	common string
 }
 
 // gitCandidates returns git's files in every git directory zsandbox knows
@@ -31,9 +34,9 @@ func (p *Policy) gitCandidates(host Host) ([]candidate, []string) {
 	var out []candidate
 	var tops []string
 	addLayout := func(l GitLayout) {
-		dirs = append(dirs, gitDir{l.CommonDir, l.WorkTree, SourceGit, false})
+		dirs = append(dirs, gitDir{l.CommonDir, l.WorkTree, SourceGit, false, ""})
 		if l.GitDir != l.CommonDir {
-			dirs = append(dirs, gitDir{l.GitDir, l.WorkTree, SourceGit, false})
+			dirs = append(dirs, gitDir{l.GitDir, l.WorkTree, SourceGit, false, l.CommonDir})
 		}
 		if l.PointerFile != "" {
 			out = append(out, candidate{path: l.PointerFile, source: SourceGit,
@@ -50,7 +53,7 @@ func (p *Policy) gitCandidates(host Host) ([]candidate, []string) {
 		} else if isGitDir(r.Path) {
 			// A bare repository (the cwd, or a --writable): its hooks/
 			// and config are at the top.
-			dirs = append(dirs, gitDir{r.Path, "", SourceGit, true})
+			dirs = append(dirs, gitDir{r.Path, "", SourceGit, true, ""})
 		}
 	}
 	global := globalGitConfig(p.Home, host)
@@ -64,40 +67,29 @@ func (p *Policy) gitCandidates(host Host) ([]candidate, []string) {
 			continue
 		}
 		seen[d.dir] = true
-		out = append(out, gitDirCandidates(d)...)
-		out = append(out, configCandidates(d, global.hooksPaths, p.Home)...)
+		out = append(out, gitDirCandidates(d, global.hooksPaths, p.Home)...)
 		for _, m := range submoduleDirs(d.dir) {
-			dirs = append(dirs, gitDir{m, "", SourceSubmodule, false})
+			dirs = append(dirs, gitDir{m, "", SourceSubmodule, false, ""})
 		}
 	}
 	return out, tops
 }
 
 // gitDirCandidates puts the git list (profiles/protected-git.txt) in one
-// git directory.
-func gitDirCandidates(d gitDir) []candidate {
-	var out []candidate
-	for _, e := range profiles.ProtectedInGitDir() {
-		c := candidate{path: filepath.Join(d.dir, e.Path), dir: e.Dir, source: d.source, why: e.Why}
-		if e.Path == "commondir" {
-			c.content = ".\n"
-		}
-		out = append(out, c)
-	}
-	return out
-}
-
-// configCandidates protects what the git directory's config names: the
-// hooks directory of core.hooksPath (husky's .husky/_, often gitignored so
-// a review misses it), the files it includes, and a submodule's .git file
-// in its work tree (core.worktree), which a command could replace with a
-// repository of its own. Git runs hooks in the work tree top (the git dir
-// when bare), so a relative hooksPath is taken from there.
-func configCandidates(d gitDir, global []string, home string) []candidate {
+// git directory, and protects what its config names: the hooks directory
+// of core.hooksPath (husky's .husky/_, often gitignored so a review misses
+// it), the files it includes, and a submodule's .git file in its work tree
+// (core.worktree), which a command could replace with a repository of its
+// own. Git runs hooks in the work tree top (the git dir when bare), so a
+// relative hooksPath is taken from there.
+func gitDirCandidates(d gitDir, global []string, home string) []candidate {
 	local := readGitConfig(filepath.Join(d.dir, "config"), home)
-	wt := readGitConfig(filepath.Join(d.dir, "config.worktree"), home)
+	governing := local
+	if d.common != "" {
+		governing = readGitConfig(filepath.Join(d.common, "config"), home)
+	}
+	out := listCandidates(d, governing.worktreeConfig)
 	base := d.workTree
-	var out []candidate
 	switch {
 	case d.bare:
 		base = d.dir
@@ -106,6 +98,7 @@ func configCandidates(d gitDir, global []string, home string) []candidate {
 		out = append(out, candidate{path: filepath.Join(base, ".git"), source: d.source, existing: true,
 			why: "a submodule's .git file: names the git directory git takes its config and hooks from"})
 	}
+	wt := readGitConfig(filepath.Join(d.dir, "config.worktree"), home)
 	for _, hp := range concat3(global, local.hooksPaths, wt.hooksPaths) {
 		if base == "" && !filepath.IsAbs(hp) {
 			continue
@@ -115,6 +108,25 @@ func configCandidates(d gitDir, global []string, home string) []candidate {
 	}
 	for _, f := range append(local.includes, wt.includes...) {
 		out = append(out, candidate{path: f, source: SourceGitInclude, why: "a file the repository's git config includes: config that runs programs"})
+	}
+	return out
+}
+
+// listCandidates is the git list in d. A missing config.worktree is only
+// read when extensions.worktreeConfig is on, which takes the protected
+// config to change, so it needs no placeholder otherwise; a missing
+// commondir's placeholder holds ".", since git dies on an empty one.
+func listCandidates(d gitDir, worktreeConfig bool) []candidate {
+	var out []candidate
+	for _, e := range profiles.ProtectedInGitDir() {
+		c := candidate{path: filepath.Join(d.dir, e.Path), dir: e.Dir, source: d.source, why: e.Why}
+		switch e.Path {
+		case "commondir":
+			c.content = ".\n"
+		case "config.worktree":
+			c.existing = !worktreeConfig
+		}
+		out = append(out, c)
 	}
 	return out
 }

@@ -33,9 +33,11 @@ func projectNames(top string) []string {
 	return out
 }
 
+// gitNames is the git list in dir, config.worktree left out: it needs
+// protection only when it exists or extensions.worktreeConfig is on.
 func gitNames(dir string, src Source) []string {
 	var out []string
-	for _, n := range []string{"commondir", "config", "config.worktree", "hooks"} {
+	for _, n := range []string{"commondir", "config", "hooks"} {
 		out = append(out, filepath.Join(dir, n)+" "+string(src))
 	}
 	return out
@@ -66,7 +68,7 @@ func TestResolveProtected(t *testing.T) {
 	}{
 		{"repo in cwd", f.proj, nil, nil, f.proj, sorted(gitNames(".git", SourceGit), projectNames("."))},
 		{"explicit writable hooks opts out", f.proj, []Path{{".git/hooks", SourceFlag}}, nil, f.proj,
-			sorted(gitNames(".git", SourceGit)[:3], projectNames("."))},
+			sorted(gitNames(".git", SourceGit)[:2], projectNames("."))},
 		{"--protect adds, --writable wins", f.proj, []Path{{".vscode", SourceFlag}},
 			[]Path{{"Makefile", SourceProtectFlag}, {"~/proj/build.sh", SourceSettings}, {".vscode", SourceProtectEnv}}, f.proj,
 			sorted(gitNames(".git", SourceGit), projectNames(".")[:9], projectNames(".")[10:],
@@ -124,7 +126,7 @@ func TestResolveProtectedGitExtras(t *testing.T) {
 	writeFile(t, filepath.Join(f.proj, "lib", ".git"), "gitdir: ../.git/modules/lib\n")
 	writeFile(t, filepath.Join(g, "modules", "lib", "config"), "[core]\n\tworktree = ../../../lib\n")
 	writeFile(t, filepath.Join(g, "modules", "a", "b", "config"), "[core]\n\tworktree = ../../../../a/b\n")
-	writeFile(t, filepath.Join(g, "config"), "[core]\n\tbare = false\n\thooksPath = \".husky/_\" ; husky\n[include]\n\tpath = ../conf/git.inc\n")
+	writeFile(t, filepath.Join(g, "config"), "[core]\n\tbare = false\n\thooksPath = \".husky/_\" ; husky\n[include]\n\tpath = ../conf/git.inc\n[extensions]\n\tworktreeConfig = true\n")
 	writeFile(t, filepath.Join(f.home, ".gitconfig"), "[Core]\n  HooksPath = .githooks\n")
 	p, err := Resolve(Request{}, f.host(f.proj))
 	if err != nil {
@@ -133,7 +135,7 @@ func TestResolveProtectedGitExtras(t *testing.T) {
 	want := sorted(gitNames(".git", SourceGit), projectNames("."),
 		gitNames(".git/modules/lib", SourceSubmodule), gitNames(".git/modules/a/b", SourceSubmodule),
 		gitNames(".git/modules/lib/modules/inner", SourceSubmodule),
-		[]string{".husky/_ core.hooksPath", ".githooks core.hooksPath", "conf/git.inc git include",
+		[]string{".husky/_ core.hooksPath", ".githooks core.hooksPath", "conf/git.inc git include", ".git/config.worktree git",
 			"lib/.git git submodule", "lib/.githooks core.hooksPath", "a/b/.githooks core.hooksPath"})
 	if diff := cmp.Diff(protectedUnder(p, f.proj), want); diff != "" {
 		t.Errorf("Protected mismatch (-got +want):\n%s", diff)
