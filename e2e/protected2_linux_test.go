@@ -195,6 +195,15 @@ func TestHomeStartupMoreProtected(t *testing.T) {
 	})
 }
 
+// gitWorkflow commits, switches branches, stashes and rebases, and prints
+// the number of commits it ends with (4).
+const gitWorkflow = `g='git -c user.name=z -c user.email=z@e'
+echo a > a && git add a && $g commit -qm a
+git branch topic && git checkout -q topic && echo b > b && git add b && $g commit -qm b
+git checkout -q - && echo c > c && git add c && $g commit -qm c
+echo dirty >> a && git stash -q && git stash pop -q && git checkout -q a
+git checkout -q topic && $g rebase -q - && git log --oneline | wc -l`
+
 // TestProtectedLegitWork: with the whole set in force, ordinary work goes
 // on: commits, branch switches, a rebase, moving a submodule and updating
 // it, npm install of a local package (node_modules/.bin), editing
@@ -213,11 +222,7 @@ func TestProtectedLegitWork(t *testing.T) {
 		e.chownAll()
 
 		script := strings.Join([]string{
-			"set -e", "g='git -c user.name=z -c user.email=z@e'",
-			"echo a > a && git add a && $g commit -qm a",
-			"git checkout -q -b topic && echo b > b && git add b && $g commit -qm b",
-			"git checkout -q - && echo c > c && git add c && $g commit -qm c",
-			"git checkout -q topic && $g rebase -q - && git log --oneline | wc -l > commits",
+			"set -e", gitWorkflow + " > commits",
 			// Moving the submodule by hand: fetch, detach, back.
 			"git -C sub fetch -q && git -C sub checkout -q --detach FETCH_HEAD && git -C sub checkout -q --detach HEAD~1",
 			"npm install --no-audit --no-fund --offline --no-update-notifier --cache \"$TMPDIR/npm-cache\" >/dev/null 2>&1",

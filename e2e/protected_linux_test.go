@@ -126,15 +126,7 @@ func TestGitConfigProtected(t *testing.T) {
 func TestGitStillWorks(t *testing.T) {
 	each(t, func(t *testing.T, e *env) {
 		repo(t, e)
-		script := strings.Join([]string{
-			"set -e", "g='git -c user.name=z -c user.email=z@e'",
-			"echo a > a && git add a && $g commit -qm a",
-			"git branch topic && git checkout -q topic && echo b > b && git add b && $g commit -qm b",
-			"git checkout -q - && echo c > c && git add c && $g commit -qm c",
-			"echo dirty >> a && git stash -q && git stash pop -q && git checkout -q a",
-			"git checkout -q topic && $g rebase -q - && git log --oneline | wc -l",
-		}, "\n")
-		r := e.sh(script)
+		r := e.sh("set -e\n" + gitWorkflow)
 		mustSucceed(t, r, "git workflow")
 		if strings.TrimSpace(r.stdout) != "4" {
 			t.Errorf("git log after rebase: %q, want 4 commits\n%s", r.stdout, r)

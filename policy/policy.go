@@ -20,10 +20,11 @@ const (
 	NetworkAllow Network = "allow"
 )
 
-// Source says where a writable root came from, in the words explain prints.
+// Source says where a writable root or a protected path came from, in the
+// words explain prints.
 type Source string
 
-// The sources of writable roots.
+// The sources of writable roots, then of protected paths.
 const (
 	SourceCwd      Source = "cwd"
 	SourceTmpDir   Source = "TMPDIR"
@@ -33,6 +34,18 @@ const (
 	SourceFlag     Source = "--writable"
 	SourceEnv      Source = "ZSANDBOX_WRITABLE"
 	SourceSettings Source = "settings"
+
+	// The sources of protected paths (settings as above).
+	SourceGit          Source = "git"
+	SourceSubmodule    Source = "git submodule"
+	SourceHooksPath    Source = "core.hooksPath"
+	SourceGitInclude   Source = "git include"
+	SourceHomeStartup  Source = "home start-up"
+	SourceProject      Source = "project config"
+	SourcePathDir      Source = "PATH"
+	SourceHiddenAbsent Source = "hide (missing)"
+	SourceProtectFlag  Source = "--protect"
+	SourceProtectEnv   Source = "ZSANDBOX_PROTECT"
 )
 
 // Root is one writable root: an absolute, clean, symlink-free path.

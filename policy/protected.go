@@ -33,20 +33,6 @@ type Protected struct {
 	Content string `json:"-"`
 }
 
-// The sources of protected paths.
-const (
-	SourceGit          Source = "git"
-	SourceSubmodule    Source = "git submodule"
-	SourceHooksPath    Source = "core.hooksPath"
-	SourceGitInclude   Source = "git include"
-	SourceHomeStartup  Source = "home start-up"
-	SourceProject      Source = "project config"
-	SourcePathDir      Source = "PATH"
-	SourceHiddenAbsent Source = "hide (missing)"
-	SourceProtectFlag  Source = "--protect"
-	SourceProtectEnv   Source = "ZSANDBOX_PROTECT"
-)
-
 // candidate is a path that is protected if a writable root contains it.
 type candidate struct {
 	path    string
