@@ -274,3 +274,31 @@ func TestProtectedLegitWork(t *testing.T) {
 		}
 	})
 }
+
+// TestBareRepositoryProtected: a bare repository as the cwd, or named with
+// --writable, keeps its hooks/ and config (at its top) read-only; a push
+// into it on the host runs no hook the sandbox planted.
+func TestBareRepositoryProtected(t *testing.T) {
+	each(t, func(t *testing.T, e *env) {
+		bare := filepath.Join(e.base, "bare.git")
+		git(t, e.base, "init", "-q", "--bare", bare)
+		e.chownAll()
+		config, _ := os.ReadFile(filepath.Join(bare, "config"))
+		plant := func(dir string) string {
+			return `M=` + e.markerPrefix() + `; cd ` + dir + `; mv hooks hooks.old; mkdir hooks; ` +
+				`for h in pre-receive update post-receive; do printf '#!/bin/sh\ntouch %s-bare-%s\n' $M $h > hooks/$h; chmod +x hooks/$h; done; ` +
+				`printf '[receive]\n\tdenyCurrentBranch = ignore\n' >> config; true`
+		}
+		before := snapshot(t, bare)
+		e.runIn(bare, nil, "exec", "--", "sh", "-c", plant("."))
+		e.run("exec", "--writable", bare, "--", "sh", "-c", plant(bare))
+		assertSameTree(t, before, snapshot(t, bare), "after planting hooks in a bare repository")
+		assertContent(t, filepath.Join(bare, "config"), string(config))
+
+		clone := filepath.Join(e.outside, "clone")
+		mustSucceed(t, e.hostRun(e.outside, nil, "git", "clone", "-q", bare, clone), "clone on the host")
+		mustSucceed(t, e.hostRun(clone, nil, "git", "commit", "-q", "--allow-empty", "-m", "x"), "commit on the host")
+		mustSucceed(t, e.hostRun(clone, nil, "git", "push", "-q", "origin", "HEAD:refs/heads/main"), "push on the host")
+		assertNothingRan(t, e, "push into the bare repository")
+	})
+}
