@@ -241,7 +241,7 @@ func TestProtectedLegitWork(t *testing.T) {
 		// which is protected: it fails with the protected hint, and works
 		// once the user names that config with --writable.
 		r = e.sh("git submodule update")
-		if r.code == 0 || !strings.Contains(r.stderr, "zsandbox: hint: "+filepath.Join(e.proj, ".git/modules/sub/config")+" is protected") {
+		if r.code == 0 || !strings.Contains(r.stderr, "zsandbox: hint: "+filepath.Join(e.proj, ".git/modules/sub/config")+" is protected (the repository's config") {
 			t.Errorf("git submodule update without opting in: want a failure with the protected hint\n%s", r)
 		}
 		mustSucceed(t, e.sh("git submodule update", "--writable", ".git/modules/sub/config"), "git submodule update with --writable .git/modules/sub/config")
