@@ -221,8 +221,8 @@ func AloneGaps() []string {
 		"no PID namespace: the command sees every host process in /proc (command lines, status); " +
 			"Landlock refuses its signals to processes outside the sandbox (scoping, ABI 6) and its ptrace access to them " +
 			"(attach, /proc/PID/mem, environ, cwd, root and fd), but nothing ends the background processes it leaves behind",
-		"no mount namespace: protected paths (.git/hooks and .git/config in writable roots, shell rc files and git config " +
-			"in a writable home) are writable like the rest of their root",
+		"no mount namespace: protected paths (git's hooks and config, agent and editor config at the project top, " +
+			"start-up files and PATH directories in a writable home, every --protect; explain lists them) are writable like the rest of their root",
 		"file metadata and locks are not fenced: Landlock does not cover chmod, chgrp, extended attributes (ACLs included), " +
 			"timestamps or flock, so the command can change or take them on any file it owns outside the writable roots",
 		"not for root: uid 0 keeps owner rights that Landlock does not fence (reading root-owned files such as " +

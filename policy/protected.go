@@ -94,7 +94,26 @@ func (p *Policy) resolveProtected(asked []Path, host Host, fs *symlinks) error {
 		}
 	}
 	sort.Slice(p.Protected, func(i, j int) bool { return p.Protected[i].Path < p.Protected[j].Path })
+	p.Protected = dropCovered(p.Protected)
 	return nil
+}
+
+// dropCovered drops a protected path below one that does not exist: the
+// placeholder of the missing one already keeps everything below it from
+// being created, and a placeholder cannot be made inside another one.
+func dropCovered(prot []Protected) []Protected {
+	missing := pathSet{}
+	out := prot[:0]
+	for _, pr := range prot {
+		if missing.under(filepath.Dir(pr.Path)) {
+			continue
+		}
+		if !pr.Exists {
+			missing.add(pr.Path)
+		}
+		out = append(out, pr)
+	}
+	return out
 }
 
 // placeCandidate finds the writable root holding path: as written, or,

@@ -249,6 +249,35 @@ func TestResolveProtectedSymlinkRefused(t *testing.T) {
 	}
 }
 
+// TestResolveProtectedInsideMissing: a protected path below one that does
+// not exist is covered by the missing one's placeholder (and no
+// placeholder can be made inside another).
+func TestResolveProtectedInsideMissing(t *testing.T) {
+	f := newFixture(t)
+	p, err := Resolve(Request{Protect: []Path{{".claude/settings.json", SourceProtectFlag}, {".vscode", SourceProtectFlag}}}, f.host(f.proj))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := protectedUnder(p, f.proj)
+	for _, e := range got {
+		if strings.HasPrefix(e, ".claude/") {
+			t.Errorf("%s is listed below the missing .claude", e)
+		}
+	}
+	if !contains(got, ".claude project config") || !contains(got, ".vscode project config") {
+		t.Errorf("Protected = %v, want .claude and .vscode from the project list", got)
+	}
+}
+
+func contains(list []string, s string) bool {
+	for _, e := range list {
+		if e == s {
+			return true
+		}
+	}
+	return false
+}
+
 func TestResolveProtectBadInput(t *testing.T) {
 	f := newFixture(t)
 	for _, raw := range []string{"", "/", "~other/x", "a\x00b"} {
