@@ -252,12 +252,16 @@ func TestProtectedLegitWork(t *testing.T) {
 		mustSucceed(t, e.sh(`echo '{"permissions":{}}' > .claude/settings.json`, "--writable", ".claude"), "agent edits its own config with --writable .claude")
 		assertContent(t, filepath.Join(e.proj, ".claude", "settings.json"), `{"permissions":{}}`+"\n")
 
-		r = e.run("explain", "--format", "json", "--protect", "Makefile")
+		settings := filepath.Join(e.outside, "settings.json")
+		e.write(settings, `{"protect": ["from-settings"]}`)
+		cmd := e.command(e.proj, "explain", "--format", "json", "--settings", settings, "--protect", "Makefile")
+		cmd.Env = append(cmd.Env, "ZSANDBOX_PROTECT=from-env-a:from-env-b")
+		out, err := cmd.Output()
 		var doc struct {
 			Protected []struct{ Path, Source, Why string }
 		}
-		if err := json.Unmarshal([]byte(r.stdout), &doc); err != nil {
-			t.Fatalf("explain json: %v\n%s", err, r)
+		if err != nil || json.Unmarshal(out, &doc) != nil {
+			t.Fatalf("explain json: %v\n%s", err, out)
 		}
 		got := map[string]string{}
 		for _, pr := range doc.Protected {
@@ -267,7 +271,8 @@ func TestProtectedLegitWork(t *testing.T) {
 			}
 		}
 		for rel, src := range map[string]string{"Makefile": "--protect", ".git/commondir": "git", ".git/modules/sub/config": "git submodule",
-			"sub/.git": "git submodule", ".husky/_": "core.hooksPath", ".claude": "project config", ".mcp.json": "project config"} {
+			"sub/.git": "git submodule", ".husky/_": "core.hooksPath", ".claude": "project config", ".mcp.json": "project config",
+			"from-settings": "settings", "from-env-a": "ZSANDBOX_PROTECT", "from-env-b": "ZSANDBOX_PROTECT"} {
 			if got[filepath.Join(e.proj, rel)] != src {
 				t.Errorf("explain: %s has source %q, want %q", rel, got[filepath.Join(e.proj, rel)], src)
 			}

@@ -2,6 +2,7 @@ package policy
 
 import (
 	"errors"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -37,6 +38,28 @@ func FuzzExpand(f *testing.F) {
 		}
 		if !filepath.IsAbs(got) || filepath.Clean(got) != got {
 			t.Fatalf("Expand(%q) = %q, not absolute and clean", p, got)
+		}
+	})
+}
+
+// FuzzReadGitConfig: no config text panics the reader, every include it
+// follows is absolute, and a self-include ends (git's depth limit).
+func FuzzReadGitConfig(f *testing.F) {
+	for _, s := range []string{"[core]\n\thooksPath = .husky/_\n", "[include]\npath = config\n", "[core \"x\"]\nworktree = \"a\\\"b\" ; c\n",
+		"[extensions]\n\tworktreeConfig = yes\n", "=\n[\n\\", "[includeIf \"gitdir:/x/\"]\n\tpath = ~/inc\n"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		dir := t.TempDir()
+		file := filepath.Join(dir, "config")
+		if err := os.WriteFile(file, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		c := readGitConfig(file, "/home/u")
+		for _, inc := range c.includes {
+			if !filepath.IsAbs(inc) {
+				t.Fatalf("include %q is not absolute", inc)
+			}
 		}
 	})
 }
