@@ -68,6 +68,16 @@ func superRepo(t *testing.T, e *env) (subsrc string) {
 	e.write(filepath.Join(e.proj, "Makefile"), "all:\n")
 	git(t, e.proj, "add", "Makefile")
 	git(t, e.proj, "-c", "protocol.file.allow=always", "submodule", "add", "-q", subsrc, "sub")
+	// An embedded submodule: its .git is a directory in the work tree,
+	// known only from .gitmodules.
+	emb := filepath.Join(e.proj, "emb")
+	e.mkdir(emb)
+	git(t, emb, "init", "-q")
+	git(t, emb, "commit", "-q", "--allow-empty", "-m", "e1")
+	git(t, e.proj, "add", "emb")
+	git(t, e.proj, "config", "-f", ".gitmodules", "submodule.emb.path", "emb")
+	git(t, e.proj, "config", "-f", ".gitmodules", "submodule.emb.url", "./emb")
+	git(t, e.proj, "add", ".gitmodules")
 	git(t, e.proj, "commit", "-q", "-m", "init")
 	git(t, e.proj, "config", "extensions.worktreeConfig", "true")
 	git(t, e.proj, "config", "core.hooksPath", ".husky/_")
@@ -96,6 +106,7 @@ func TestGitReadsMoreProtected(t *testing.T) {
 			`fs subconfig2 >> .git/modules/sub/config`,
 			`hook subhook .git/modules/sub/hooks/post-commit`,
 			`mv sub/.git sub/.git.old; rm -f sub/.git; git init -q sub && git -C sub config core.fsmonitor "touch $M-subgitfile; false"`,
+			`git -C emb config core.fsmonitor "touch $M-embedded; false"; hook embhook emb/.git/hooks/post-commit`,
 			// core.hooksPath (husky).
 			`hook hookspath .husky/_/post-commit`,
 			// Agent and editor config.
@@ -130,6 +141,7 @@ func TestGitReadsMoreProtected(t *testing.T) {
 			{e.proj, []string{"git", "commit", "-q", "--allow-empty", "-m", "host"}},
 			{filepath.Join(e.proj, "sub"), []string{"git", "status", "--porcelain"}},
 			{filepath.Join(e.proj, "sub"), []string{"git", "commit", "-q", "--allow-empty", "-m", "host"}},
+			{filepath.Join(e.proj, "emb"), []string{"git", "commit", "-q", "--allow-empty", "-m", "host"}},
 		} {
 			mustSucceed(t, e.hostRun(step.dir, nil, step.argv...), "host follow-up "+strings.Join(step.argv, " "))
 		}

@@ -17,6 +17,8 @@ type gitConfig struct {
 	// worktreeConfig: extensions.worktreeConfig is on, so git reads
 	// config.worktree.
 	worktreeConfig bool
+	// submodulePaths are the submodule.*.path values (of .gitmodules).
+	submodulePaths []string
 }
 
 // maxConfigSize bounds what is read of one config file; git config files
@@ -56,6 +58,8 @@ func (c *gitConfig) read(file, home string, depth int) {
 			c.hooksPaths = append(c.hooksPaths, expandHome(value, home))
 		case section == "core" && key == "worktree":
 			c.worktree = expandHome(value, home)
+		case section == "submodule" && key == "path":
+			c.submodulePaths = append(c.submodulePaths, value)
 		case section == "extensions" && key == "worktreeconfig":
 			c.worktreeConfig = isTrue(value)
 		case (section == "include" || section == "includeif") && key == "path":

@@ -67,10 +67,14 @@ func (p *Policy) gitCandidates(host Host) ([]candidate, []string) {
 			continue
 		}
 		seen[d.dir] = true
-		out = append(out, gitDirCandidates(d, global.hooksPaths, p.Home)...)
+		cands, workTree := gitDirCandidates(d, global.hooksPaths, p.Home)
+		out = append(out, cands...)
 		for _, m := range submoduleDirs(d.dir) {
 			dirs = append(dirs, gitDir{m, "", SourceSubmodule, false, ""})
 		}
+		embedded, gitfiles := gitmodulesRepos(workTree, p.Home)
+		dirs = append(dirs, embedded...)
+		out = append(out, gitfiles...)
 	}
 	return out, tops
 }
@@ -82,7 +86,7 @@ func (p *Policy) gitCandidates(host Host) ([]candidate, []string) {
 // (core.worktree), which a command could replace with a repository of its
 // own. Git runs hooks in the work tree top (the git dir when bare), so a
 // relative hooksPath is taken from there.
-func gitDirCandidates(d gitDir, global []string, home string) []candidate {
+func gitDirCandidates(d gitDir, global []string, home string) ([]candidate, string) {
 	local := readGitConfig(filepath.Join(d.dir, "config"), home)
 	governing := local
 	if d.common != "" {
@@ -95,8 +99,7 @@ func gitDirCandidates(d gitDir, global []string, home string) []candidate {
 		base = d.dir
 	case base == "" && local.worktree != "":
 		base = absFrom(local.worktree, d.dir)
-		out = append(out, candidate{path: filepath.Join(base, ".git"), source: d.source, existing: true,
-			why: "a submodule's .git file: names the git directory git takes its config and hooks from"})
+		out = append(out, gitfileCandidate(filepath.Join(base, ".git")))
 	}
 	wt := readGitConfig(filepath.Join(d.dir, "config.worktree"), home)
 	for _, hp := range concat3(global, local.hooksPaths, wt.hooksPaths) {
@@ -109,7 +112,42 @@ func gitDirCandidates(d gitDir, global []string, home string) []candidate {
 	for _, f := range append(local.includes, wt.includes...) {
 		out = append(out, candidate{path: f, source: SourceGitInclude, why: "a file the repository's git config includes: config that runs programs"})
 	}
-	return out
+	if d.bare {
+		return out, ""
+	}
+	return out, base
+}
+
+// gitfileCandidate protects a submodule's .git file (when it exists),
+// which a command could replace with a repository of its own.
+func gitfileCandidate(path string) candidate {
+	return candidate{path: path, source: SourceSubmodule, existing: true,
+		why: "a submodule's .git file: names the git directory git takes its config and hooks from"}
+}
+
+// gitmodulesRepos reads the submodule paths of workTree/.gitmodules: a
+// submodule whose .git is a directory (an embedded repository, or one
+// made before git absorbed submodules into .git/modules) is a git
+// directory the superproject's git status runs; one whose .git is a
+// file is protected as such.
+func gitmodulesRepos(workTree, home string) ([]gitDir, []candidate) {
+	if workTree == "" {
+		return nil, nil
+	}
+	var dirs []gitDir
+	var files []candidate
+	for _, rel := range readGitConfig(filepath.Join(workTree, ".gitmodules"), home).submodulePaths {
+		sub := filepath.Join(workTree, rel)
+		if !Within(sub, workTree) || sub == workTree {
+			continue
+		}
+		if gd := filepath.Join(sub, ".git"); isGitDir(gd) {
+			dirs = append(dirs, gitDir{gd, sub, SourceSubmodule, false, ""})
+		} else {
+			files = append(files, gitfileCandidate(gd))
+		}
+	}
+	return dirs, files
 }
 
 // listCandidates is the git list in d. A missing config.worktree is only

@@ -122,6 +122,11 @@ func TestResolveProtectedGitExtras(t *testing.T) {
 			writeFile(t, filepath.Join(d, "HEAD"), "ref: refs/heads/main\n")
 		}
 	}
+	emb := filepath.Join(f.proj, "vendor", "emb", ".git")
+	mustMkdir(t, filepath.Join(emb, "objects"))
+	mustMkdir(t, filepath.Join(emb, "refs"))
+	writeFile(t, filepath.Join(emb, "HEAD"), "ref: refs/heads/main\n")
+	writeFile(t, filepath.Join(f.proj, ".gitmodules"), "[submodule \"emb\"]\n\tpath = vendor/emb\n[submodule \"lib\"]\n\tpath = lib\n[submodule \"up\"]\n\tpath = ../../x\n")
 	mustMkdir(t, filepath.Join(f.proj, "lib"))
 	writeFile(t, filepath.Join(f.proj, "lib", ".git"), "gitdir: ../.git/modules/lib\n")
 	writeFile(t, filepath.Join(g, "modules", "lib", "config"), "[core]\n\tworktree = ../../../lib\n")
@@ -136,7 +141,8 @@ func TestResolveProtectedGitExtras(t *testing.T) {
 		gitNames(".git/modules/lib", SourceSubmodule), gitNames(".git/modules/a/b", SourceSubmodule),
 		gitNames(".git/modules/lib/modules/inner", SourceSubmodule),
 		[]string{".husky/_ core.hooksPath", ".githooks core.hooksPath", "conf/git.inc git include", ".git/config.worktree git",
-			"lib/.git git submodule", "lib/.githooks core.hooksPath", "a/b/.githooks core.hooksPath"})
+			"lib/.git git submodule", "lib/.githooks core.hooksPath", "a/b/.githooks core.hooksPath"},
+			gitNames("vendor/emb/.git", SourceSubmodule), []string{"vendor/emb/.githooks core.hooksPath"})
 	if diff := cmp.Diff(protectedUnder(p, f.proj), want); diff != "" {
 		t.Errorf("Protected mismatch (-got +want):\n%s", diff)
 	}
