@@ -319,3 +319,26 @@ func TestBareRepositoryProtected(t *testing.T) {
 		assertNothingRan(t, e, "push into the bare repository")
 	})
 }
+
+// TestForeignCheckoutRuns: in a repository the caller cannot write (owned
+// by root, run as the unprivileged user), the missing protected paths need
+// no placeholder (the command could not create them either), so the run
+// starts instead of failing to make one; a write there still fails.
+func TestForeignCheckoutRuns(t *testing.T) {
+	each(t, func(t *testing.T, e *env) {
+		ro := filepath.Join(e.base, "ro-repo")
+		os.MkdirAll(ro, 0o755)
+		git(t, ro, "init", "-q")
+		git(t, ro, "commit", "-q", "--allow-empty", "-m", "init")
+		r := e.runIn(ro, nil, "exec", "--", "sh", "-c", "git -c safe.directory='*' status --porcelain && echo ran")
+		mustSucceed(t, r, "a run in a checkout owned by root")
+		if !strings.Contains(r.stdout, "ran") {
+			t.Errorf("the command did not run\n%s", r)
+		}
+		if e.id.uid != 0 {
+			mustFail(t, e.runIn(ro, nil, "exec", "--", "sh", "-c", "echo x > .git/commondir"), "plant commondir in a foreign checkout")
+		}
+		assertNotExist(t, filepath.Join(ro, ".git", "commondir"))
+		assertNotExist(t, filepath.Join(ro, ".claude"))
+	})
+}

@@ -89,7 +89,7 @@ func (p *Policy) resolveProtected(asked []Path, host Host, fs *symlinks) error {
 		if err != nil {
 			return err
 		}
-		if pr.Exists || !c.existing {
+		if pr.Exists || !c.existing && creatable(pr.Path) {
 			p.Protected = append(p.Protected, pr)
 		}
 	}
