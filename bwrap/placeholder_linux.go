@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -301,31 +302,59 @@ func Guard(entries []string) {
 
 // drainShared waits until the other runs are done with the placeholders
 // in a directory this run made, removes them and the directory. A
-// directory holding anything else (the command's files) is left alone.
+// directory holding anything else (the command's files) is left alone. A
+// run that is starting may be making a placeholder there right now (under
+// a temporary name, see createPlaceholder): that is waited for and drained
+// too, or the directory would be left behind.
 func drainShared(dir string) {
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		return
-	}
-	for _, e := range ents {
-		if !isPlaceholder(filepath.Join(dir, e.Name())) {
+	for tries := 0; tries < 500; tries++ {
+		ents, err := os.ReadDir(dir)
+		if err != nil {
+			return
+		}
+		busy := false
+		for _, e := range ents {
+			p := filepath.Join(dir, e.Name())
+			_, gone := os.Lstat(p)
+			switch {
+			case isPlaceholder(p):
+				drainOne(p)
+			case gone != nil || isTempName(e.Name()):
+				busy = true // removed by another run meanwhile, or being made: look again
+			default:
+				return
+			}
+		}
+		if busy {
+			time.Sleep(10 * time.Millisecond)
+			continue
+		}
+		if err := unlinkIn(dir, unix.AT_REMOVEDIR); err != unix.ENOTEMPTY {
 			return
 		}
 	}
-	for _, e := range ents {
-		p := filepath.Join(dir, e.Name())
-		f, err := openExact(p, unix.O_RDONLY)
-		if err != nil {
-			continue
-		}
-		// Blocks until the last run holding it lets go.
-		var st unix.Stat_t
-		if unix.Flock(int(f.Fd()), unix.LOCK_EX) == nil && isPlaceholder(p) && unix.Fstat(int(f.Fd()), &st) == nil {
-			unlinkSame(p, st)
-		}
-		f.Close()
+}
+
+// drainOne waits for the last run holding the placeholder p to let go,
+// and removes it.
+func drainOne(p string) {
+	f, err := openExact(p, unix.O_RDONLY)
+	if err != nil {
+		return
 	}
-	unlinkIn(dir, unix.AT_REMOVEDIR)
+	defer f.Close()
+	var st unix.Stat_t
+	if unix.Flock(int(f.Fd()), unix.LOCK_EX) == nil && isPlaceholder(p) && unix.Fstat(int(f.Fd()), &st) == nil {
+		unlinkSame(p, st)
+	}
+}
+
+// isTempName tells the temporary name a starting run gives a placeholder
+// it is making ("NAME.zsandbox-PID").
+func isTempName(name string) bool {
+	_, pid, ok := strings.Cut(name, ".zsandbox-")
+	_, err := strconv.Atoi(pid)
+	return ok && err == nil
 }
 
 func countFiles(entries []string) int {

@@ -172,7 +172,8 @@ func TestResolveProtectedHomeWhenWritable(t *testing.T) {
 	writeFile(t, filepath.Join(f.home, ".bashrc"), "")
 	xdg := filepath.Join(f.home, "xdg")
 	h := f.host(f.home)
-	h.Env = append(h.Env, "XDG_CONFIG_HOME="+xdg, "PATH=/usr/bin:"+filepath.Join(f.home, "go/bin")+":relative/bin")
+	h.Env = append(h.Env, "XDG_CONFIG_HOME="+xdg, "PATH=/usr/bin:"+filepath.Join(f.home, "go/bin")+":relative/bin",
+		"BASH_ENV="+filepath.Join(f.home, "env.sh"), "PYTHONSTARTUP=relative.py")
 	p, err := Resolve(Request{}, h)
 	if err != nil {
 		t.Fatal(err)
@@ -184,7 +185,7 @@ func TestResolveProtectedHomeWhenWritable(t *testing.T) {
 	for name, exists := range map[string]bool{".bashrc": true, ".zshenv": false, ".gitconfig": false, ".config/git": false,
 		".bash_aliases": false, ".bashrc.d": false, "xdg/git": false, ".config/fish": false, "xdg/fish": false,
 		"bin": false, ".local/bin": false, ".local/lib": false, "go/bin": false, ".claude": false, ".claude.json": false,
-		".mcp.json": false} {
+		".mcp.json": false, "env.sh": false, ".vscode-server": false} {
 		pr, ok := got[filepath.Join(f.home, name)]
 		if !ok || pr.Exists != exists {
 			t.Errorf("~/%s: listed=%v exists=%v, want listed, exists=%v", name, ok, pr.Exists, exists)
@@ -197,6 +198,9 @@ func TestResolveProtectedHomeWhenWritable(t *testing.T) {
 	}
 	if _, ok := got[filepath.Join(f.home, "relative/bin")]; ok {
 		t.Errorf("a relative PATH entry was protected")
+	}
+	if _, ok := got[filepath.Join(f.home, "relative.py")]; ok {
+		t.Errorf("a relative PYTHONSTARTUP was protected")
 	}
 }
 

@@ -10,7 +10,7 @@ import (
 // homeCandidates expands the home list (profiles/protected-home.txt).
 // "$XDG_CONFIG_HOME/" and "$ZDOTDIR/" stand for their defaults (~/.config,
 // ~) and, when the caller sets the variable, for its value too: programs
-// differ on whether they honour it.
+// differ on whether they honour it. "$NAME" is the file NAME names.
 func homeCandidates(home string, host Host) []candidate {
 	bases := map[string][]string{
 		"~/":                {home},
@@ -19,6 +19,12 @@ func homeCandidates(home string, host Host) []candidate {
 	}
 	var out []candidate
 	for _, e := range profiles.ProtectedInHome() {
+		if name, ok := strings.CutPrefix(e.Path, "$"); ok && !strings.Contains(name, "/") {
+			if v := host.Getenv(name); filepath.IsAbs(v) {
+				out = append(out, candidate{path: filepath.Clean(v), dir: e.Dir, source: SourceHomeStartup, why: e.Why})
+			}
+			continue
+		}
 		for prefix, dirs := range bases {
 			rel, ok := strings.CutPrefix(e.Path, prefix)
 			if !ok {

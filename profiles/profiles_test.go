@@ -24,8 +24,9 @@ func TestProtectedListsWellFormed(t *testing.T) {
 				t.Errorf("%s: %q listed twice", name, e.Path)
 			}
 			seen[e.Path] = true
-			if name == "home" && !strings.HasPrefix(e.Path, "~/") && !strings.HasPrefix(e.Path, "$XDG_CONFIG_HOME/") && !strings.HasPrefix(e.Path, "$ZDOTDIR/") {
-				t.Errorf("home: %q must start with ~/, $XDG_CONFIG_HOME/ or $ZDOTDIR/", e.Path)
+			variable := strings.HasPrefix(e.Path, "$") && !strings.Contains(e.Path, "/")
+			if name == "home" && !variable && !strings.HasPrefix(e.Path, "~/") && !strings.HasPrefix(e.Path, "$XDG_CONFIG_HOME/") && !strings.HasPrefix(e.Path, "$ZDOTDIR/") {
+				t.Errorf("home: %q must be $NAME or start with ~/, $XDG_CONFIG_HOME/ or $ZDOTDIR/", e.Path)
 			}
 		}
 	}

@@ -66,6 +66,9 @@ func repoProtected(repo string) []string {
 func homeProtected() []string {
 	var out []string
 	for _, e := range profiles.ProtectedInHome() {
+		if !strings.Contains(e.Path, "/") {
+			continue // "$NAME": only when the variable is set
+		}
 		p := strings.NewReplacer("~/", "", "$XDG_CONFIG_HOME/", ".config/", "$ZDOTDIR/", "").Replace(e.Path)
 		out = append(out, home+"/"+p)
 	}
