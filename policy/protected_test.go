@@ -142,7 +142,7 @@ func TestResolveProtectedGitExtras(t *testing.T) {
 		gitNames(".git/modules/lib/modules/inner", SourceSubmodule),
 		[]string{".husky/_ core.hooksPath", ".githooks core.hooksPath", "conf/git.inc git include", ".git/config.worktree git",
 			"lib/.git git submodule", "lib/.githooks core.hooksPath", "a/b/.githooks core.hooksPath"},
-			gitNames("vendor/emb/.git", SourceSubmodule), []string{"vendor/emb/.githooks core.hooksPath"})
+		gitNames("vendor/emb/.git", SourceSubmodule), []string{"vendor/emb/.githooks core.hooksPath"})
 	if diff := cmp.Diff(protectedUnder(p, f.proj), want); diff != "" {
 		t.Errorf("Protected mismatch (-got +want):\n%s", diff)
 	}
