@@ -47,7 +47,7 @@ func MakePlaceholders(prot []policy.Protected) (*Placeholders, error) {
 	ph := &Placeholders{}
 	for _, pr := range prot {
 		if err := ph.ensure(pr); err != nil {
-			ph.release()
+			ph.undo()
 			return nil, fmt.Errorf("protected path %q: %w", pr.Path, err)
 		}
 	}
@@ -255,6 +255,16 @@ func (ph *Placeholders) Done() {
 	ph.notify.Close()
 	io.Copy(io.Discard, ph.done)
 	ph.done.Close()
+}
+
+// undo removes what a failed MakePlaceholders made so far, the way the
+// guard would after a run, so nothing is left on the host.
+func (ph *Placeholders) undo() {
+	if len(ph.entries) > 0 && ph.startGuard() == nil {
+		ph.Done()
+		return
+	}
+	ph.release()
 }
 
 func (ph *Placeholders) release() {

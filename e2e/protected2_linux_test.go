@@ -342,3 +342,28 @@ func TestForeignCheckoutRuns(t *testing.T) {
 		assertNotExist(t, filepath.Join(ro, ".claude"))
 	})
 }
+
+// TestFailedStartLeavesNothing: when a placeholder cannot be made (as the
+// user: a ~/.config it owns but made read-only, so the command could chmod
+// it back and is not spared the protection), zsandbox refuses to run (127)
+// and removes the placeholders it had made already; as root it runs. The
+// home is as it was either way.
+func TestFailedStartLeavesNothing(t *testing.T) {
+	each(t, func(t *testing.T, e *env) {
+		cfg := filepath.Join(e.home, ".config")
+		os.RemoveAll(filepath.Join(cfg, "zsandbox"))
+		os.RemoveAll(filepath.Join(cfg, "gcloud"))
+		e.chownAll()
+		os.Chmod(cfg, 0o555)
+		defer os.Chmod(cfg, 0o755)
+		before := snapshot(t, e.home)
+		r := e.runIn(e.home, nil, "exec", "--", "true")
+		if e.id.uid != 0 && (r.code != 127 || !strings.Contains(r.stderr, "the command did not run")) {
+			t.Errorf("a placeholder that cannot be made: want exit 127\n%s", r)
+		}
+		if e.id.uid == 0 {
+			mustSucceed(t, r, "as root, the placeholders can be made")
+		}
+		assertSameTree(t, before, snapshot(t, e.home), "after a run that could not make its placeholders")
+	})
+}
