@@ -70,6 +70,8 @@ type Policy struct {
 	Env []string `json:"-"`
 	// DroppedEnv names (never values) the variables kept from the command.
 	DroppedEnv []string `json:"droppedEnv"`
+	// trust is what the policy was judged with, for CheckInput.
+	trust *trust
 }
 
 // WritablePaths returns the writable roots' paths, in policy order.

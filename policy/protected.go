@@ -32,7 +32,7 @@ func (e *UnsafeError) Error() string { return e.Msg }
 
 // resolveProtected lists the protected paths that lie inside writable
 // roots. Only known locations are examined: no directory is walked.
-func (p *Policy) resolveProtected(fs *symlinks) error {
+func (p *Policy) resolveProtected(fs *symlinks, exe string) error {
 	seen := map[string]bool{}
 	roots, explicit, masked := pathSet{}, pathSet{}, pathSet{}
 	for _, r := range p.Writable {
@@ -50,9 +50,9 @@ func (p *Policy) resolveProtected(fs *symlinks) error {
 			masked.add(h.Path)
 		}
 	}
-	for _, c := range p.protectedCandidates() {
+	for _, c := range append(p.protectedCandidates(), exe) {
 		root, ok := outermostRoot(c, roots)
-		if !ok || seen[c] || explicit[c] || masked.under(c) {
+		if c == "" || !ok || seen[c] || explicit[c] || masked.under(c) {
 			continue
 		}
 		seen[c] = true
@@ -72,19 +72,17 @@ func (p *Policy) resolveProtected(fs *symlinks) error {
 func (p *Policy) protectedCandidates() []string {
 	var out []string
 	layouts := []GitLayout{}
-	if l, ok := FindGit(p.Cwd); ok {
+	if l, ok := p.trust.gitAround(p.Cwd); ok {
 		layouts = append(layouts, l)
 	}
 	for _, r := range p.Writable {
-		if l, ok := readGit(r.Path); ok {
+		if l, ok := readGit(r.Path); ok && p.trust.safeTop(r.Path) {
 			layouts = append(layouts, l)
 		}
 	}
 	for _, l := range layouts {
 		out = append(out, filepath.Join(l.CommonDir, "hooks"), filepath.Join(l.CommonDir, "config"))
-		if l.PointerFile != "" {
-			out = append(out, l.PointerFile)
-		}
+		out = append(out, l.AdminFiles()...)
 		if l.GitDir != l.CommonDir {
 			out = append(out, filepath.Join(l.GitDir, "config.worktree"))
 		}

@@ -31,7 +31,9 @@ func TestResolveProtected(t *testing.T) {
 		{"linked worktree", f.wt, nil, []Protected{
 			{filepath.Join(f.common, "config"), f.common, false},
 			{filepath.Join(f.common, "hooks"), f.common, false},
+			{filepath.Join(f.common, "worktrees", "wt", "commondir"), f.common, true},
 			{filepath.Join(f.common, "worktrees", "wt", "config.worktree"), f.common, false},
+			{filepath.Join(f.common, "worktrees", "wt", "gitdir"), f.common, true},
 			{filepath.Join(f.wt, ".git"), f.wt, true},
 		}},
 	}

@@ -19,6 +19,13 @@ type Host struct {
 	CwdInfo os.FileInfo
 	Home    string   // the caller's home directory
 	Env     []string // the caller's environment, KEY=VALUE
+	// Uid and Gid are the caller's effective ids; Overflow is the uid that
+	// unmapped owners show as in a user namespace that does not map root
+	// (-1 or 0 when every uid is mapped). The trust rules read them.
+	Uid, Gid, Overflow int
+	// Exe is zsandbox's own binary, when known: inside a writable root it
+	// is protected, or a command could replace what the next call runs.
+	Exe string
 }
 
 // Getenv returns the value of name in the host environment.
@@ -67,12 +74,15 @@ func Resolve(req Request, host Host) (*Policy, error) {
 		return nil, err
 	}
 	fs := newSymlinks()
-	cwd, err := resolveCwd(req.Cwd, host, fs)
+	t := newTrust(host, fs)
+	cwd, err := resolveCwd(req.Cwd, host, fs, t)
 	if err != nil {
 		return nil, err
 	}
-	p := &Policy{Cwd: cwd, Home: fs.walk(filepath.Clean(host.Home), 0).path, Network: network}
-	if p.Hidden, err = resolveHidden(req.Hide, p.Home, cwd, fs); err != nil {
+	home := fs.walk(filepath.Clean(host.Home), 0)
+	p := &Policy{Cwd: cwd, Home: home.path, Network: network, trust: t}
+	var via []linked
+	if p.Hidden, via, err = resolveHidden(req.Hide, p.Home, cwd, fs); err != nil {
 		return nil, err
 	}
 	if err := cwdVisible(cwd, p.Hidden); err != nil {
@@ -81,7 +91,10 @@ func Resolve(req Request, host Host) (*Policy, error) {
 	if err := p.addWritable(req.Writable, host, fs); err != nil {
 		return nil, err
 	}
-	if err := p.resolveProtected(fs); err != nil {
+	if err := p.hiddenLinks(append(via, linked{host.Home, home.links})); err != nil {
+		return nil, err
+	}
+	if err := p.resolveProtected(fs, host.Exe); err != nil {
 		return nil, err
 	}
 	if p.Env, p.DroppedEnv, err = resolveEnv(host.Env, req.SetEnv, req.PassEnv); err != nil {
@@ -114,7 +127,7 @@ func parseNetwork(s string) (Network, error) {
 	return "", usagef("--network %q: must be allow or deny", s)
 }
 
-func resolveCwd(dir string, host Host, fs *symlinks) (string, error) {
+func resolveCwd(dir string, host Host, fs *symlinks, t *trust) (string, error) {
 	if dir == "" {
 		dir = host.Cwd
 	}
@@ -122,10 +135,14 @@ func resolveCwd(dir string, host Host, fs *symlinks) (string, error) {
 	if err != nil {
 		return "", usagef("--cwd: %v", err)
 	}
-	c, err := fs.canonical(abs)
-	if err != nil {
+	r := fs.walk(abs, 0)
+	if !r.exists {
 		return "", usagef("--cwd %q: no such directory", dir)
 	}
+	if err := t.checkLinks("the working directory", dir, r); err != nil {
+		return "", err
+	}
+	c := r.path
 	if dir == host.Cwd && host.CwdInfo != nil {
 		if fi, err := os.Stat(c); err != nil || !os.SameFile(fi, host.CwdInfo) {
 			return "", &UnsafeError{
@@ -143,24 +160,54 @@ func resolveCwd(dir string, host Host, fs *symlinks) (string, error) {
 // resolveHidden expands the default credential list plus the user's --hide
 // entries. A hidden path that does not exist is kept (explain reports it);
 // there is nothing to leak, and later protections may still need the name.
-func resolveHidden(extra []string, home, cwd string, fs *symlinks) ([]Hidden, error) {
+func resolveHidden(extra []string, home, cwd string, fs *symlinks) ([]Hidden, []linked, error) {
 	var out []Hidden
+	var via []linked
 	seen := pathSet{}
 	for _, raw := range append(profiles.Hidden(), extra...) {
 		abs, err := Expand(raw, home, cwd)
 		if err != nil {
-			return nil, usagef("--hide: %v", err)
+			return nil, nil, usagef("--hide: %v", err)
 		}
-		h := hiddenFact(fs.walk(abs, 0))
+		r := fs.walk(abs, 0)
+		if len(r.links) > 0 {
+			via = append(via, linked{abs, r.links})
+		}
+		h := hiddenFact(r)
 		if h.Path == "/" {
-			return nil, usagef("--hide %q: cannot hide the root directory", raw)
+			return nil, nil, usagef("--hide %q: cannot hide the root directory", raw)
 		}
 		if !seen.under(h.Path) {
 			seen.add(h.Path)
 			out = append(out, h)
 		}
 	}
-	return out, nil
+	return out, via, nil
+}
+
+// linked is a path and the symlinks followed to resolve it.
+type linked struct {
+	path  string
+	links []string
+}
+
+// hiddenLinks refuses a hidden path reached through a symlink inside a
+// writable root (~/.kube -> dotfiles/kube with $HOME writable): the
+// command could replace the symlink with an empty directory, and the next
+// run would hide that while the real files lie open under their own name.
+func (p *Policy) hiddenLinks(via []linked) error {
+	rootOf := p.RootFinder()
+	for _, v := range via {
+		for _, l := range v.links {
+			if root, ok := rootOf(l); ok {
+				return &UnsafeError{
+					Msg:  fmt.Sprintf("hidden path %q is reached through the symlink %q inside the writable root %q; the command could replace the symlink and the next run would hide the wrong thing", v.path, l, root),
+					Hint: fmt.Sprintf("replace the symlink %s with what it points to, or run from a directory that does not contain it", l),
+				}
+			}
+		}
+	}
+	return nil
 }
 
 func hiddenFact(r resolved) Hidden {
@@ -177,16 +224,23 @@ func hiddenFact(r resolved) Hidden {
 // addWritable builds the writable roots: defaults first, then what the user
 // named. Hidden beats writable: a root inside a hidden path is left out.
 func (p *Policy) addWritable(asked []Path, host Host, fs *symlinks) error {
-	cands := p.defaultRoots(host, fs)
+	cands, err := p.defaultRoots(host, fs)
+	if err != nil {
+		return err
+	}
 	for _, a := range asked {
 		abs, err := Expand(a.Path, p.Home, p.Cwd)
 		if err != nil {
 			return usagef("writable root %q: %v", a.Path, err)
 		}
-		c, err := fs.canonical(abs)
-		if err != nil {
+		r := fs.walk(abs, 0)
+		if !r.exists {
 			return usagef("writable root %q: no such directory", a.Path)
 		}
+		if err := p.trust.checkLinks("writable root", a.Path, r); err != nil {
+			return err
+		}
+		c := r.path
 		if why := kernelTree(c); why != "" {
 			return usagef("writable root %q: %s", a.Path, why)
 		}
@@ -213,7 +267,7 @@ func (p *Policy) addWritable(asked []Path, host Host, fs *symlinks) error {
 
 // defaultRoots returns cwd, TMPDIR, /tmp, /var/tmp and git's directories;
 // a default that does not exist is recorded in Omitted, not an error.
-func (p *Policy) defaultRoots(host Host, fs *symlinks) []Root {
+func (p *Policy) defaultRoots(host Host, fs *symlinks) ([]Root, error) {
 	roots := []Root{{Path: p.Cwd, Source: SourceCwd}}
 	type cand struct {
 		path string
@@ -224,7 +278,7 @@ func (p *Policy) defaultRoots(host Host, fs *symlinks) []Root {
 		cands = append(cands, cand{t, SourceTmpDir})
 	}
 	cands = append(cands, cand{"/tmp", SourceDefault}, cand{"/var/tmp", SourceDefault})
-	for _, g := range gitRoots(p.Cwd) {
+	for _, g := range p.trust.gitRoots(p.Cwd) {
 		cands = append(cands, cand{g.Path, g.Source})
 	}
 	for _, c := range cands {
@@ -233,9 +287,12 @@ func (p *Policy) defaultRoots(host Host, fs *symlinks) []Root {
 			p.Omitted = append(p.Omitted, Omitted{c.path, c.src, err.Error()})
 			continue
 		}
+		if err := p.trust.checkLinks(string(c.src), c.path, fs.walk(filepath.Clean(c.path), 0)); err != nil {
+			return nil, err
+		}
 		roots = append(roots, Root{Path: r, Source: c.src})
 	}
-	return roots
+	return roots, nil
 }
 
 // kernelTree says why a writable root is refused: "/" and anything under
