@@ -8,6 +8,7 @@ import (
 
 	"github.com/zsandbox/zsandbox/bwrap"
 	"github.com/zsandbox/zsandbox/landlock"
+	"github.com/zsandbox/zsandbox/policy"
 	"github.com/zsandbox/zsandbox/seccomp"
 )
 
@@ -15,13 +16,27 @@ import (
 // reports the facts that explain a failure.
 func hostChecks() []check {
 	var checks []check
-	if bin, err := bwrap.Find(os.Getenv("PATH"), nil); err != nil {
-		checks = append(checks, check{Name: "bwrap", Required: true, Detail: "not found",
+	if bin, err := bwrap.Find(os.Getenv("PATH"), systemBinary); err != nil {
+		detail := "not found"
+		if err != bwrap.ErrNotFound {
+			detail += " (" + err.Error() + ")"
+		}
+		checks = append(checks, check{Name: "bwrap", Required: true, Detail: detail,
 			Fix: "apt-get install bubblewrap (Debian/Ubuntu), dnf install bubblewrap (Fedora)"})
 	} else {
 		checks = append(checks, bwrapCheck(bin), usernsCheck(bin))
 	}
 	return append(checks, seccompCheck(), landlockCheck(), apparmorCheck(), containerCheck(), wslCheck())
+}
+
+// systemBinary judges a bwrap found outside a policy (doctor has none)
+// with the same rule exec uses.
+func systemBinary(path string) (string, error) {
+	host, err := hostFacts()
+	if err != nil {
+		return "", err
+	}
+	return policy.SystemBinary(host, path, nil)
 }
 
 func bwrapCheck(bin string) check {

@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/user"
 	"path/filepath"
+	"syscall"
 
 	"github.com/urfave/cli/v2"
 
@@ -25,9 +26,11 @@ func execCommand() *cli.Command {
 	}
 }
 
-// hostFacts reads the caller's cwd, home and environment, once.
+// hostFacts reads the caller's cwd, home, ids and environment, once. The
+// cwd is the kernel's (getcwd), never $PWD: a $PWD through a symlink
+// would let a planted link decide the writable roots.
 func hostFacts() (policy.Host, error) {
-	cwd, err := os.Getwd()
+	cwd, err := syscall.Getwd()
 	if err != nil {
 		return policy.Host{}, err
 	}
@@ -41,7 +44,20 @@ func hostFacts() (policy.Host, error) {
 	if err != nil {
 		return policy.Host{}, err
 	}
-	return policy.Host{Cwd: cwd, CwdInfo: here, Home: home, Env: os.Environ()}, nil
+	return policy.Host{Cwd: cwd, CwdInfo: here, Home: home, Env: os.Environ(),
+		Uid: os.Geteuid(), Gid: os.Getegid(), Overflow: overflowUID(), Exe: selfExe()}, nil
+}
+
+// selfExe is zsandbox's own binary, symlink-free ("" when unknown).
+var selfExe = func() string {
+	p, err := os.Executable()
+	if err != nil {
+		return ""
+	}
+	if c, err := filepath.EvalSymlinks(p); err == nil {
+		return c
+	}
+	return p
 }
 
 func runExec(c *cli.Context) error {

@@ -204,7 +204,7 @@ func orNone(s string) string {
 // explainBwrap prints the exact command line, one argument per line; the
 // options reach bwrap through --args, the command after "--".
 func explainBwrap(w io.Writer, p *policy.Policy, rc runConfig, argv []string) {
-	bin, err := bwrap.Find(os.Getenv("PATH"), p.WritablePaths())
+	bin, err := bwrap.Find(os.Getenv("PATH"), p.SystemBinary)
 	if err != nil {
 		bin = bwrap.SystemPath
 	}

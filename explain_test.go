@@ -60,6 +60,10 @@ func TestExplainGolden(t *testing.T) {
 			os.Setenv(k, v)
 		}
 	}()
+	// The test binary lives under /tmp, a writable root: it would be
+	// protected (as zsandbox's own binary) under a random name.
+	defer func(f func() string) { selfExe = f }(selfExe)
+	selfExe = func() string { return "" }
 	base := explainHost(t)
 	home, proj := filepath.Join(base, "home"), filepath.Join(base, "home", "proj")
 	policies := map[string][]string{

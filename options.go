@@ -55,7 +55,24 @@ func resolve(c *cli.Context) (*policy.Policy, runConfig, error) {
 		return nil, rc, err
 	}
 	p, err := policy.Resolve(request(c, host, set), host)
-	return p, rc, err
+	if err != nil {
+		return nil, rc, err
+	}
+	return p, rc, checkInputs(p, c, set, rc)
+}
+
+// checkInputs refuses the files zsandbox read (settings) or will read
+// (a seccomp profile) and obeys when a sandboxed command could have
+// written them. The default settings file may lie in a writable root
+// (cwd = $HOME): every run hides it and protects it from creation.
+func checkInputs(p *policy.Policy, c *cli.Context, set policy.Settings, rc runConfig) error {
+	if err := p.CheckInput("the settings file", set.Path, c.String("settings") == ""); err != nil {
+		return err
+	}
+	if rc.seccompProfile != "" {
+		return p.CheckInput("the seccomp profile", rc.seccompProfile, false)
+	}
+	return nil
 }
 
 func runSettings(c *cli.Context, set policy.Settings, host policy.Host) (runConfig, error) {

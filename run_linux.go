@@ -21,7 +21,7 @@ func execute(p *policy.Policy, argv []string, rc runConfig) error {
 	case "seatbelt":
 		return sandboxError("--backend seatbelt: sandbox-exec exists only on macOS; the command did not run")
 	}
-	bin, err := bwrap.Find(os.Getenv("PATH"), p.WritablePaths())
+	bin, err := bwrap.Find(os.Getenv("PATH"), p.SystemBinary)
 	if err != nil {
 		return sandboxError(err.Error(),
 			"install it: apt-get install bubblewrap (Debian/Ubuntu), dnf install bubblewrap (Fedora), pacman -S bubblewrap (Arch)", aloneHint)
@@ -52,6 +52,10 @@ func execute(p *policy.Policy, argv []string, rc runConfig) error {
 		return sandboxError(err.Error() + "; the command did not run")
 	}
 	ph, err := bwrap.MakePlaceholders(p.Protected)
+	var intr *bwrap.InterruptedError
+	if errors.As(err, &intr) {
+		return &exitError{code: 128 + int(intr.Signal), msg: err.Error() + "; the command did not run"}
+	}
 	if err != nil {
 		return sandboxError(err.Error() + "; the command did not run")
 	}

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -41,23 +42,70 @@ type Placeholders struct {
 }
 
 // MakePlaceholders creates what the protected paths need and starts the
-// guard. It returns nil when nothing was needed.
+// guard. It returns nil when nothing was needed. Nothing it made outlives
+// a failure: what was made is handed to a guard and removed at once. The
+// forwarded signals are held while it works (before the guard runs, dying
+// would leave placeholders behind); one that came is an *InterruptedError,
+// after the clean-up.
 func MakePlaceholders(prot []policy.Protected) (*Placeholders, error) {
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, forwarded...)
+	defer signal.Stop(sigs)
 	ph := &Placeholders{}
 	for _, pr := range prot {
 		if err := ph.ensure(pr); err != nil {
-			ph.release()
+			ph.undo()
 			return nil, fmt.Errorf("protected path %q: %w", pr.Path, err)
 		}
 	}
 	if len(ph.entries) == 0 {
-		return nil, nil
+		return nil, interrupted(sigs)
 	}
 	if err := ph.startGuard(); err != nil {
-		ph.release()
+		ph.undo()
+		return nil, err
+	}
+	if err := interrupted(sigs); err != nil {
+		ph.Done()
 		return nil, err
 	}
 	return ph, nil
+}
+
+// InterruptedError is a forwarded signal that came while the run was
+// being set up: the command did not run.
+type InterruptedError struct{ Signal syscall.Signal }
+
+func (e *InterruptedError) Error() string {
+	return fmt.Sprintf("interrupted (%v) before the command started", e.Signal)
+}
+
+func interrupted(sigs chan os.Signal) error {
+	select {
+	case s := <-sigs:
+		return &InterruptedError{Signal: s.(syscall.Signal)}
+	default:
+		return nil
+	}
+}
+
+// undo removes what this run made when it will not start, the way a run
+// ends: through a guard, which knows how to leave other runs' shared
+// placeholders alone. Only if no guard can start is anything left, and
+// then it is named.
+func (ph *Placeholders) undo() {
+	if len(ph.entries) == 0 {
+		return
+	}
+	if err := ph.startGuard(); err == nil {
+		ph.Done()
+		return
+	}
+	ph.release()
+	for _, e := range ph.entries {
+		_, path, _ := strings.Cut(e, ":")
+		warnLeft(path, errors.New("the placeholder guard could not start"))
+	}
 }
 
 func (ph *Placeholders) ensure(pr policy.Protected) error {
@@ -77,8 +125,13 @@ func (ph *Placeholders) ensure(pr policy.Protected) error {
 	if err != nil {
 		return err
 	}
-	ph.entries = append(ph.entries, "f:"+pr.Path)
-	return ph.lock(f, pr.Path)
+	var st unix.Stat_t
+	unix.Fstat(int(f.Fd()), &st)
+	if err := ph.lock(f, pr.Path); err != nil {
+		unlinkSame(pr.Path, st) // ours, made a moment ago
+		return err
+	}
+	return nil
 }
 
 // createPlaceholder makes the placeholder whole (empty, read-only,
@@ -133,12 +186,13 @@ func (ph *Placeholders) share(path string) error {
 	if err != nil {
 		return err
 	}
-	ph.entries = append(ph.entries, "f:"+path)
 	return ph.lock(f, path)
 }
 
-// lock takes a shared flock and checks that path still names the file
-// (a run that was finishing may have removed it in between).
+// lock takes a shared flock, checks that path still names the file (a
+// run that was finishing may have removed it in between) and records the
+// entry: entries and locks stay in step, the guard numbers the locks by
+// the entries.
 func (ph *Placeholders) lock(f *os.File, path string) error {
 	if err := unix.Flock(int(f.Fd()), unix.LOCK_SH); err != nil {
 		f.Close()
@@ -150,6 +204,7 @@ func (ph *Placeholders) lock(f *os.File, path string) error {
 		return fmt.Errorf("placeholder %q changed while starting; retry", path)
 	}
 	ph.locks = append(ph.locks, f)
+	ph.entries = append(ph.entries, "f:"+path)
 	return nil
 }
 

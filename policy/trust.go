@@ -184,3 +184,40 @@ func (p *Policy) CheckInput(what, path string, rootsOK bool) error {
 	}
 	return nil
 }
+
+// SystemBinary returns the real path of the program at path, which
+// zsandbox is about to run outside the sandbox (bwrap), or why it must
+// not: unless the file, every directory above it and every symlink on the
+// way are root's alone, and it lies outside the writable roots, $HOME and
+// the shared roots, an earlier sandboxed run could have planted it.
+func SystemBinary(host Host, path string, writable []string) (string, error) {
+	return newTrust(host, newSymlinks()).systemBinary(path, writable)
+}
+
+// SystemBinary is the package function with this policy's facts.
+func (p *Policy) SystemBinary(path string) (string, error) {
+	return p.trust.systemBinary(path, p.WritablePaths())
+}
+
+func (t *trust) systemBinary(path string, writable []string) (string, error) {
+	r := newSymlinks().walk(filepath.Clean(path), 0)
+	if !r.exists {
+		return "", fmt.Errorf("%q does not exist", path)
+	}
+	if link, why := t.firstUnfollowable(r.links); link != "" {
+		return "", fmt.Errorf("%q is reached through the symlink %q (%s)", path, link, why)
+	}
+	for d := r.path; ; d = filepath.Dir(d) {
+		st, ok := lstatOwner(d)
+		if !ok || !t.rootOwned(st.uid) || st.mode&0o022 != 0 {
+			return "", fmt.Errorf("%q is not root's alone (owner or group/other write permission), so a sandboxed command could have planted %q", d, path)
+		}
+		if d == "/" {
+			break
+		}
+	}
+	if WithinAny(r.path, writable) || Within(r.path, t.home) || t.shared.under(r.path) {
+		return "", fmt.Errorf("%q lies in a directory a sandboxed command may write (a writable root, $HOME, /tmp, /var/tmp or $TMPDIR)", path)
+	}
+	return r.path, nil
+}
