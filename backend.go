@@ -41,6 +41,20 @@ func aloneConfig(p *policy.Policy) landlock.AloneConfig {
 	return c
 }
 
+// aloneSelf refuses --backend landlock when zsandbox's own binary lies in
+// a writable root: without mounts it cannot be kept read-only, and a
+// command could replace what the next call runs outside any sandbox.
+func aloneSelf(p *policy.Policy) error {
+	exe := selfExe()
+	if root, ok := p.RootFinder()(exe); ok {
+		return &policy.UnsafeError{
+			Msg:  fmt.Sprintf("--backend landlock: zsandbox's own binary %q lies inside the writable root %q, and without mounts it cannot be kept read-only: the command could replace what your next call runs", exe, root),
+			Hint: "install zsandbox outside the writable roots (for example in /usr/local/bin), or run from another directory",
+		}
+	}
+	return nil
+}
+
 // execOptions are the bwrap plan options exec uses, shared with explain so
 // that what explain prints is what exec runs.
 func execOptions() bwrap.Options {

@@ -40,7 +40,9 @@ func systemBinary(path string) (string, error) {
 }
 
 func bwrapCheck(bin string) check {
-	out, err := exec.Command(bin, "--version").Output()
+	cmd := exec.Command(bin, "--version")
+	cmd.Env = bwrap.HostEnv(os.Environ())
+	out, err := cmd.Output()
 	if err != nil {
 		return check{Name: "bwrap", Required: true, Detail: bin + " does not run: " + err.Error(), Fix: "reinstall bubblewrap"}
 	}
@@ -49,8 +51,10 @@ func bwrapCheck(bin string) check {
 
 // usernsCheck really builds a sandbox like exec's, running /bin/true.
 func usernsCheck(bin string) check {
-	out, err := exec.Command(bin, "--unshare-all", "--unshare-user", "--disable-userns", "--cap-drop", "ALL",
-		"--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--", "/bin/true").CombinedOutput()
+	cmd := exec.Command(bin, "--unshare-all", "--unshare-user", "--disable-userns", "--cap-drop", "ALL",
+		"--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--", "/bin/true")
+	cmd.Env = bwrap.HostEnv(os.Environ())
+	out, err := cmd.CombinedOutput()
 	if err == nil {
 		return check{Name: "user namespaces", OK: true, Required: true, Detail: "bwrap built a test sandbox"}
 	}

@@ -82,6 +82,9 @@ func landlockPlan(p *policy.Policy, rc runConfig) landlock.Ruleset {
 		return landlock.Rules(landlockConfig(p, rc), landlock.ABI())
 	}
 	rs, err := landlock.AloneRules(aloneConfig(p), landlock.ABI(), lstatKind, readDirNames)
+	if err == nil {
+		err = aloneSelf(p)
+	}
 	if err != nil {
 		rs.Status = landlock.StatusRefused
 		rs.Gaps = append(rs.Gaps, landlock.Protection{What: err.Error(), Required: true})

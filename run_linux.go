@@ -70,7 +70,7 @@ func runBwrap(bin string, p *policy.Policy, rc runConfig, argv []string, filter,
 	}
 	out := newOutputs(p, rc.hints)
 	code, err := bwrap.Exec(bwrap.Run{
-		Bwrap: bin, Plan: plan, Env: p.Env, Seccomp: filter, Exe: exe,
+		Bwrap: bin, Plan: plan, Env: bwrap.HostEnv(p.Env), Seccomp: filter, Exe: exe,
 		Stdin: os.Stdin, Stdout: out.stdout, Stderr: out.stderr,
 		Started: ph.Started,
 	})

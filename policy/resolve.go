@@ -91,7 +91,7 @@ func Resolve(req Request, host Host) (*Policy, error) {
 	if err := p.addWritable(req.Writable, host, fs); err != nil {
 		return nil, err
 	}
-	if err := p.hiddenLinks(append(via, linked{host.Home, home.links})); err != nil {
+	if err := p.hiddenLinks(append(via, linked{"home " + host.Home, home.links})); err != nil {
 		return nil, err
 	}
 	if err := p.resolveProtected(fs, host.Exe); err != nil {
@@ -171,7 +171,7 @@ func resolveHidden(extra []string, home, cwd string, fs *symlinks) ([]Hidden, []
 		}
 		r := fs.walk(abs, 0)
 		if len(r.links) > 0 {
-			via = append(via, linked{abs, r.links})
+			via = append(via, linked{fmt.Sprintf("hidden path %q", abs), r.links})
 		}
 		h := hiddenFact(r)
 		if h.Path == "/" {
@@ -185,14 +185,15 @@ func resolveHidden(extra []string, home, cwd string, fs *symlinks) ([]Hidden, []
 	return out, via, nil
 }
 
-// linked is a path and the symlinks followed to resolve it.
+// linked is a path (as the message names it) and the symlinks followed to
+// resolve it.
 type linked struct {
-	path  string
+	what  string
 	links []string
 }
 
-// hiddenLinks refuses a hidden path reached through a symlink inside a
-// writable root (~/.kube -> dotfiles/kube with $HOME writable): the
+// hiddenLinks refuses a hidden path (or the home they are found in)
+// reached through a symlink inside a writable root (~/.kube -> dotfiles/kube with $HOME writable): the
 // command could replace the symlink with an empty directory, and the next
 // run would hide that while the real files lie open under their own name.
 func (p *Policy) hiddenLinks(via []linked) error {
@@ -201,7 +202,7 @@ func (p *Policy) hiddenLinks(via []linked) error {
 		for _, l := range v.links {
 			if root, ok := rootOf(l); ok {
 				return &UnsafeError{
-					Msg:  fmt.Sprintf("hidden path %q is reached through the symlink %q inside the writable root %q; the command could replace the symlink and the next run would hide the wrong thing", v.path, l, root),
+					Msg:  fmt.Sprintf("%s is reached through the symlink %q inside the writable root %q; the command could replace the symlink and the next run would hide the wrong thing", v.what, l, root),
 					Hint: fmt.Sprintf("replace the symlink %s with what it points to, or run from a directory that does not contain it", l),
 				}
 			}
