@@ -115,10 +115,12 @@ func (ph *Placeholders) ensure(pr policy.Protected) error {
 		}
 		return nil
 	}
-	if err := ph.mkdirs(pr.Root, filepath.Dir(pr.Path)); err != nil {
+	dir, err := ph.mkdirs(pr.Root, filepath.Dir(pr.Path))
+	if err != nil {
 		return err
 	}
-	f, err := createPlaceholder(pr.Path)
+	defer dir.Close()
+	f, err := createPlaceholder(dir, pr.Path)
 	if errors.Is(err, os.ErrExist) {
 		return ph.share(pr.Path)
 	}
@@ -135,22 +137,25 @@ func (ph *Placeholders) ensure(pr policy.Protected) error {
 }
 
 // createPlaceholder makes the placeholder whole (empty, read-only,
-// stamped) under a temporary name and renames it into place without
-// replacing anything: no other run can see a half-made one and take it for
-// a real file.
-func createPlaceholder(path string) (*os.File, error) {
-	tmp := fmt.Sprintf("%s.zsandbox-%d", path, os.Getpid())
-	f, err := os.OpenFile(tmp, os.O_RDONLY|os.O_CREATE|os.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o444)
+// stamped) under a temporary name in dir (path's parent, open) and
+// renames it into place without replacing anything: no other run can see
+// a half-made one and take it for a real file.
+func createPlaceholder(dir *os.File, path string) (*os.File, error) {
+	d, base := int(dir.Fd()), filepath.Base(path)
+	tmp := fmt.Sprintf("%s.zsandbox-%d", base, os.Getpid())
+	fd, err := unix.Openat(d, tmp, unix.O_RDONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o444)
 	if err != nil {
 		return nil, err
 	}
-	err = os.Chtimes(tmp, policy.PlaceholderTime, policy.PlaceholderTime)
+	f := os.NewFile(uintptr(fd), path)
+	epoch := unix.NsecToTimespec(policy.PlaceholderTime.UnixNano())
+	err = unix.UtimesNanoAt(d, tmp, []unix.Timespec{epoch, epoch}, unix.AT_SYMLINK_NOFOLLOW)
 	if err == nil {
-		err = unix.Renameat2(unix.AT_FDCWD, tmp, unix.AT_FDCWD, path, unix.RENAME_NOREPLACE)
+		err = unix.Renameat2(d, tmp, d, base, unix.RENAME_NOREPLACE)
 	}
 	if err != nil {
 		f.Close()
-		os.Remove(tmp)
+		unix.Unlinkat(d, tmp, 0)
 		if errors.Is(err, unix.EEXIST) {
 			return nil, os.ErrExist
 		}
@@ -159,25 +164,46 @@ func createPlaceholder(path string) (*os.File, error) {
 	return f, nil
 }
 
-// mkdirs creates the missing directories from root down to dir.
-func (ph *Placeholders) mkdirs(root, dir string) error {
-	rel := strings.Trim(strings.TrimPrefix(dir, root), "/")
+// mkdirs creates the missing directories from root down to dir and
+// returns dir, open. Each step is taken from the directory above, with
+// no symlink followed: a concurrent sandboxed command that swaps a
+// directory on the way for a symlink cannot make zsandbox, with the
+// caller's rights, create anything outside the root.
+func (ph *Placeholders) mkdirs(root, dir string) (*os.File, error) {
+	d, err := openExact(root, unix.O_RDONLY|unix.O_DIRECTORY)
+	if err != nil {
+		return nil, err
+	}
 	cur := root
-	for _, part := range strings.Split(rel, "/") {
+	for _, part := range strings.Split(strings.Trim(strings.TrimPrefix(dir, root), "/"), "/") {
 		if part == "" {
 			continue
 		}
 		cur = filepath.Join(cur, part)
-		err := unix.Mkdir(cur, 0o755)
+		err := unix.Mkdirat(int(d.Fd()), part, 0o755)
 		if err == nil {
 			ph.entries = append(ph.entries, "d:"+cur)
-			continue
 		}
-		if fi, lerr := os.Lstat(cur); err != unix.EEXIST || lerr != nil || !fi.IsDir() {
-			return fmt.Errorf("%q is not a directory", cur)
+		next, oerr := openBeneath(d, part)
+		d.Close()
+		if (err != nil && err != unix.EEXIST) || oerr != nil {
+			return nil, fmt.Errorf("%q is not a directory", cur)
 		}
+		d = next
 	}
-	return nil
+	return d, nil
+}
+
+// openBeneath opens the directory name in d, following no symlink.
+func openBeneath(d *os.File, name string) (*os.File, error) {
+	fd, err := unix.Openat2(int(d.Fd()), name, &unix.OpenHow{
+		Flags:   unix.O_RDONLY | unix.O_DIRECTORY | unix.O_CLOEXEC,
+		Resolve: unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_MAGICLINKS | unix.RESOLVE_BENEATH,
+	})
+	if err != nil {
+		return nil, err
+	}
+	return os.NewFile(uintptr(fd), name), nil
 }
 
 // share joins a placeholder another run made.
