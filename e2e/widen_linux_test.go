@@ -239,20 +239,28 @@ func TestObeyedFilesARunCouldWrite(t *testing.T) {
 	})
 }
 
+// install copies the zsandbox under test to bin, owned by the identity,
+// and returns its bytes.
+func (e *env) install(bin string) []byte {
+	e.t.Helper()
+	data, err := os.ReadFile(zsandbox)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	if err := os.WriteFile(bin, data, 0o755); err != nil {
+		e.t.Fatal(err)
+	}
+	e.chownAll()
+	return data
+}
+
 // TestOwnBinaryCannotBeReplaced (escape 5a): zsandbox run from bin/ in
 // the cwd (README's quick start) cannot be replaced by the command.
 func TestOwnBinaryCannotBeReplaced(t *testing.T) {
 	each(t, func(t *testing.T, e *env) {
 		bin := filepath.Join(e.proj, "bin", "zsandbox")
 		e.mkdir(filepath.Dir(bin))
-		data, err := os.ReadFile(zsandbox)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(bin, data, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		e.chownAll()
+		data := e.install(bin)
 		attacks := []string{"cp /bin/true bin/zsandbox", "echo x > bin/zsandbox", "rm -f bin/zsandbox",
 			"cp /bin/true t && mv t bin/zsandbox", "mv bin bin2", "ln -sf /bin/true bin/zsandbox"}
 		for _, a := range attacks {
