@@ -3,6 +3,7 @@ package e2e
 import (
 	"bytes"
 	"crypto/sha256"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -322,4 +323,126 @@ __attribute__((constructor)) static void hook(void) {
 			t.Errorf("bwrap loaded the planted library outside the sandbox:\n%s", b)
 		}
 	})
+}
+
+// TestPlantedBwrapNotRun (escape 5b): a bwrap planted in ~/bin by a run
+// with cwd = $HOME is not run by a later run from another cwd, with
+// /usr/bin/bwrap gone: it refuses with 127 and the marker stays absent.
+func TestPlantedBwrapNotRun(t *testing.T) {
+	each(t, func(t *testing.T, e *env) {
+		marker := filepath.Join(e.outside, "planted-ran")
+		planted := filepath.Join(e.home, "bin", "bwrap")
+		plant := "mkdir -p bin && printf '#!/bin/sh\\ntouch " + marker + "\\n' > bin/bwrap && chmod 755 bin/bwrap"
+		if r := e.runIn(e.home, nil, "exec", "--", "sh", "-c", plant); r.code != 0 {
+			// ~/bin may be protected: plant it as the earlier run could
+			// have (as the identity), to test the lookup itself.
+			e.mkdir(filepath.Dir(planted))
+			if err := os.WriteFile(planted, []byte("#!/bin/sh\ntouch "+marker+"\n"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			e.chownAll()
+		}
+		bwrapPath, _ := exec.LookPath("bwrap")
+		r := e.private("mount --bind /dev/null "+bwrapPath,
+			`PATH=`+filepath.Dir(planted)+`:$PATH exec "$ZS" exec -- true`)
+		if r.code != 127 || !strings.Contains(r.stderr, "zsandbox: error: bubblewrap (bwrap) is not installed") {
+			t.Errorf("want 127 and the not-installed error\n%s", r)
+		}
+		assertNotExist(t, marker)
+	})
+}
+
+// TestHiddenThroughSymlinkRefused (escape 6): ~/.kube -> dotfiles/kube
+// with $HOME writable refuses, so run 1 cannot swap the symlink for an
+// empty directory and leave the real config unhidden for run 2.
+func TestHiddenThroughSymlinkRefused(t *testing.T) {
+	each(t, func(t *testing.T, e *env) {
+		kube := filepath.Join(e.home, ".kube")
+		os.RemoveAll(kube)
+		real := filepath.Join(e.home, "dotfiles", "kube", "config")
+		e.mkdir(filepath.Dir(real))
+		e.write(real, e.secret+"\n")
+		if err := os.Symlink("dotfiles/kube", kube); err != nil {
+			t.Fatal(err)
+		}
+		e.chownAll()
+		mustRefuse(t, e.runIn(e.home, nil, "exec", "--", "sh", "-c", "rm .kube && mkdir .kube"), kube, "run 1 (cwd = home)")
+		if fi, err := os.Lstat(kube); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+			t.Errorf("~/.kube is no longer the symlink: %v", err)
+		}
+		r := e.runIn(e.home, nil, "exec", "--", "cat", real)
+		mustRefuse(t, r, kube, "run 2 (cwd = home)")
+		assertNoSecret(t, e, r, "run 2 (cwd = home)")
+		r = e.sh("cat ~/.kube/config " + real)
+		mustFail(t, r, "read from the project")
+		assertNoSecret(t, e, r, "read from the project")
+	})
+}
+
+// TestStrayTmpGit: a root-owned empty /tmp/.git (another tool made it)
+// neither widens nor breaks runs under /tmp or in /tmp itself, and
+// nothing is made in it.
+func TestStrayTmpGit(t *testing.T) {
+	each(t, func(t *testing.T, e *env) {
+		r := e.private("mount -t tmpfs tmpfs /tmp && mkdir /tmp/.git /tmp/w && chown "+owner(e)+" /tmp/w",
+			`cd /tmp/w && "$ZS" exec -- sh -c 'echo ok > f' && cat f
+			cd /tmp && "$ZS" exec -- true && echo in-tmp-ok
+			ls -A /tmp/.git | wc -l
+			cd /tmp/w && "$ZS" explain --format json`)
+		out, doc, _ := strings.Cut(r.stdout, "{")
+		if r.code != 0 || out != "ok\nin-tmp-ok\n0\n" {
+			t.Fatalf("want the runs to work and nothing made in /tmp/.git\n%s", r)
+		}
+		var p struct {
+			Writable, Protected []struct{ Path string }
+		}
+		if err := json.Unmarshal([]byte("{"+doc), &p); err != nil {
+			t.Fatalf("explain: %v\n%s", err, r)
+		}
+		for _, x := range append(p.Writable, p.Protected...) {
+			if strings.HasPrefix(x.Path, "/tmp/.git") {
+				t.Errorf("the stray /tmp/.git is in the policy: %s", x.Path)
+			}
+		}
+	})
+}
+
+// TestPlaceholdersGoneWhenStartFails: a run that made placeholders
+// (cwd = home: the missing rc files) and then cannot make one (a
+// repository root on a read-only mount), or whose bwrap cannot build
+// the sandbox, leaves none behind.
+func TestPlaceholdersGoneWhenStartFails(t *testing.T) {
+	each(t, func(t *testing.T, e *env) {
+		zz := filepath.Join(e.base, "zz")
+		e.mkdir(filepath.Join(zz, ".git"))
+		e.chownAll()
+		before := listHome(t, e)
+		r := e.private("mount --bind "+zz+"/.git "+zz+"/.git && mount -o remount,bind,ro "+zz+"/.git",
+			`cd `+e.home+` && exec "$ZS" exec --writable `+zz+` -- true`)
+		if r.code != 127 || !strings.Contains(r.stderr, "zsandbox: error: protected path") {
+			t.Errorf("want 127 for the uncreatable placeholder\n%s", r)
+		}
+		if after := listHome(t, e); after != before {
+			t.Errorf("placeholders left behind:\nbefore %s\nafter  %s", before, after)
+		}
+		r = e.noUserns(t, e.home, "exec", "--", "true")
+		if r.code != 127 {
+			t.Errorf("want 127 without user namespaces\n%s", r)
+		}
+		if after := listHome(t, e); after != before {
+			t.Errorf("placeholders left behind after a setup failure:\nbefore %s\nafter  %s", before, after)
+		}
+	})
+}
+
+func listHome(t *testing.T, e *env) string {
+	t.Helper()
+	var names []string
+	filepath.Walk(e.home, func(p string, _ os.FileInfo, err error) error {
+		if err == nil {
+			names = append(names, strings.TrimPrefix(p, e.home))
+		}
+		return nil
+	})
+	return strings.Join(names, " ")
 }

@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -178,24 +179,57 @@ func readPath(file, base, prefix string) (string, bool) {
 	return c, true
 }
 
-// gitAround returns the repository around cwd, if it counts: its top
-// must be safe (trust.safeTop), and a top above cwd must not lie under a
-// shared root, where any run of any user could have made the .git.
-func (t *trust) gitAround(cwd string) (GitLayout, bool) {
+// gitAround returns the repository around cwd, if it counts (see
+// gitDoubt), and otherwise why not.
+func (t *trust) gitAround(cwd string) (GitLayout, string, bool) {
 	l, ok := FindGit(cwd)
-	if !ok || !t.safeTop(l.WorkTree) || (l.WorkTree != cwd && t.shared.under(l.WorkTree)) {
-		return GitLayout{}, false
+	if !ok {
+		return GitLayout{}, "", false
 	}
-	return l, true
+	if why := t.gitDoubt(l, cwd); why != "" {
+		return l, why, false
+	}
+	return l, "", true
+}
+
+// gitDoubt says why the repository l found from cwd counts for nothing
+// ("" when it counts): its top may be written by other users
+// (trust.safeTop), or it lies above cwd under a shared root, where any
+// run of any user could have made the .git.
+func (t *trust) gitDoubt(l GitLayout, cwd string) string {
+	switch {
+	case !t.safeTop(l.WorkTree):
+		return fmt.Sprintf("the .git in %q does not count: other users may write that directory", l.WorkTree)
+	case l.WorkTree != cwd && t.shared.under(l.WorkTree):
+		return fmt.Sprintf("the .git in %q does not count: it lies above the working directory under a shared root, where any run could have made it", l.WorkTree)
+	}
+	return ""
 }
 
 // gitRoots returns the git directories that must be writable for git to work
 // from cwd but that do not lie under cwd: the common dir of a linked worktree,
 // or the .git of a repository whose top is above cwd. Only a layout that
-// counts (gitAround) and is Verified widens anything.
-func (t *trust) gitRoots(cwd string) []Path {
-	l, ok := t.gitAround(cwd)
-	if !ok || !l.Verified {
+// counts (gitAround) and is Verified widens anything; the roots it would
+// have given are returned as omitted, with the reason.
+func (t *trust) gitRoots(cwd string) ([]Path, []Omitted) {
+	l, why, ok := t.gitAround(cwd)
+	if ok && !l.Verified {
+		why = fmt.Sprintf("the .git file in %q does not count: git's back-pointers do not name it (a worktree's <common>/worktrees/<id>/gitdir, a submodule's core.worktree), and a .git file alone may have been written by any run there", l.WorkTree)
+	}
+	roots := layoutRoots(l, cwd)
+	if why == "" {
+		return roots, nil
+	}
+	var out []Omitted
+	for _, r := range roots {
+		out = append(out, Omitted{r.Path, r.Source, why})
+	}
+	return nil, out
+}
+
+// layoutRoots are the directories of l that lie outside cwd.
+func layoutRoots(l GitLayout, cwd string) []Path {
+	if l.GitDir == "" {
 		return nil
 	}
 	if l.CommonDir == l.GitDir {

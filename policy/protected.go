@@ -72,7 +72,7 @@ func (p *Policy) resolveProtected(fs *symlinks, exe string) error {
 func (p *Policy) protectedCandidates() []string {
 	var out []string
 	layouts := []GitLayout{}
-	if l, ok := p.trust.gitAround(p.Cwd); ok {
+	if l, _, ok := p.trust.gitAround(p.Cwd); ok {
 		layouts = append(layouts, l)
 	}
 	for _, r := range p.Writable {

@@ -279,7 +279,9 @@ func (p *Policy) defaultRoots(host Host, fs *symlinks) ([]Root, error) {
 		cands = append(cands, cand{t, SourceTmpDir})
 	}
 	cands = append(cands, cand{"/tmp", SourceDefault}, cand{"/var/tmp", SourceDefault})
-	for _, g := range p.trust.gitRoots(p.Cwd) {
+	gits, doubted := p.trust.gitRoots(p.Cwd)
+	p.Omitted = append(p.Omitted, doubted...)
+	for _, g := range gits {
 		cands = append(cands, cand{g.Path, g.Source})
 	}
 	for _, c := range cands {

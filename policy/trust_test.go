@@ -90,6 +90,13 @@ func TestResolvePlantedGitDoesNotWiden(t *testing.T) {
 				t.Errorf("cwd %s: planted .git widened the run: %v", cwd, r)
 			}
 		}
+		said := false
+		for _, o := range p.Omitted {
+			said = said || (o.Path == victim && strings.Contains(o.Reason, "does not count"))
+		}
+		if !said {
+			t.Errorf("cwd %s: explain does not say why the planted common dir is left out: %v", cwd, p.Omitted)
+		}
 	}
 	// The real worktree, its commondir rewritten to another repository.
 	writeFile(t, filepath.Join(f.common, "worktrees", "wt", "commondir"), victim+"\n")
