@@ -35,6 +35,15 @@ const (
 	SourceSettings Source = "settings"
 )
 
+// because says where a hidden path came from, for messages: "" when it
+// needs no explaining.
+func (s Source) because() string {
+	if s == "" {
+		return ""
+	}
+	return " (from " + string(s) + ")"
+}
+
 // Root is one writable root: an absolute, clean, symlink-free path.
 type Root struct {
 	Path   string `json:"path"`
@@ -54,6 +63,10 @@ type Hidden struct {
 	Path   string `json:"path"`
 	Exists bool   `json:"exists"`
 	IsDir  bool   `json:"isDir"`
+	// Source is set when the path is not simply a default under $HOME or
+	// a --hide entry: "account home", or the variable that moved a store
+	// ("$GNUPGHOME").
+	Source Source `json:"source,omitempty"`
 }
 
 // Policy is the resolved, platform-neutral description of one sandbox.
