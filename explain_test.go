@@ -40,6 +40,14 @@ func explainHost(t *testing.T) (base string) {
 	t.Setenv("TMPDIR", filepath.Join(base, "tmpdir"))
 	t.Setenv("PATH", "/usr/bin:/bin")
 	t.Setenv("GITHUB_TOKEN", "not-printed")
+	// A secret under an innocent name, and a store moved by a variable.
+	t.Setenv("DATABASE_URL", "postgres://app:not-printed@db/app")
+	t.Setenv("GNUPGHOME", filepath.Join(base, "gpg"))
+	// The account's home from the password database is the machine's
+	// (/root for root): fix it to $HOME so the files do not depend on it.
+	saved := accountHome
+	accountHome = func() string { return filepath.Join(base, "home") }
+	t.Cleanup(func() { accountHome = saved })
 	t.Setenv("LANG", "C")
 	return base
 }
