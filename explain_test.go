@@ -84,6 +84,9 @@ func TestExplainGolden(t *testing.T) {
 				t.Fatalf("explain %s %s: exit %d: %s", name, format, code, errb.String())
 			}
 			got := strings.ReplaceAll(out.String(), base, "$BASE")
+			if strings.Contains(got, "not-printed") {
+				t.Errorf("explain(%s, %s) printed a credential value", name, format)
+			}
 			golden := filepath.Join("testdata", "explain", name+"."+format)
 			if *update {
 				os.WriteFile(golden, []byte(got), 0o644)
