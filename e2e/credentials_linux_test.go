@@ -433,3 +433,31 @@ func writeWheel(t *testing.T, path string) {
 		t.Fatal(err)
 	}
 }
+
+// TestInteractiveShellWithHistoryHidden: an interactive bash on a real
+// terminal (script(1)) whose ~/.bash_history is hidden starts, runs a
+// command, shows no history line and exits cleanly, with cwd elsewhere and
+// with cwd = $HOME.
+func TestInteractiveShellWithHistoryHidden(t *testing.T) {
+	each(t, func(t *testing.T, e *env) {
+		e.write(filepath.Join(e.home, ".bash_history"), "echo "+e.secret+"\n")
+		e.chownAll()
+		scriptPath, err := exec.LookPath("script")
+		if err != nil {
+			t.Fatalf("script(1) (util-linux) is needed: %v", err)
+		}
+		for _, cwd := range []string{e.proj, e.home} {
+			cmd := e.command(cwd)
+			cmd.Path = scriptPath
+			cmd.Args = []string{"script", "-qec", zsandbox + " exec -- bash --norc -i", "/dev/null"}
+			cmd.Stdin = strings.NewReader("echo ran-$((6*7))\nhistory\nexit 0\n")
+			r := e.collect(cmd)
+			mustSucceed(t, r, "interactive bash with its history hidden, cwd "+cwd)
+			assertNoSecret(t, e, r, "interactive bash history")
+			if !strings.Contains(r.stdout, "ran-42") {
+				t.Errorf("interactive bash did not run the command\n%s", r)
+			}
+			assertContent(t, filepath.Join(e.home, ".bash_history"), "echo "+e.secret+"\n")
+		}
+	})
+}
