@@ -21,7 +21,7 @@ const (
 	home = "/Users/u"
 	// accountHome is the passwd home of a caller whose $HOME is home.
 	accountHome = "/Users/agent"
-	tmpd = "/private/var/folders/zz/abc123/T" // a macOS TMPDIR, resolved
+	tmpd        = "/private/var/folders/zz/abc123/T" // a macOS TMPDIR, resolved
 )
 
 func roots(paths ...string) []policy.Root {
