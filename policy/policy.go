@@ -20,7 +20,8 @@ const (
 	NetworkAllow Network = "allow"
 )
 
-// Source says where a writable root came from, in the words explain prints.
+// Source says where a writable root, or a hidden path that is not simply a
+// default under $HOME, came from, in the words explain prints.
 type Source string
 
 // The sources of writable roots.
