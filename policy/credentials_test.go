@@ -152,7 +152,8 @@ func TestEnvCredentialsUnderInnocentNames(t *testing.T) {
 		"VAULT_TOKEN=hvs.x", "OP_SESSION_my=s", "RAILS_MASTER_KEY=k", "CONN=Server=db;Uid=sa;Pwd=hunter2;",
 		"AZ=DefaultEndpointsProtocol=https;AccountName=a;AccountKey=Zm9v;", "PEM=-----BEGIN OPENSSH PRIVATE KEY-----",
 		"GH=ghp_" + strings.Repeat("a", 36), "OAI=sk-" + strings.Repeat("b", 40),
-		"AWSID=AKIA" + strings.Repeat("C", 16), "ID=eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NSJ9.sig",
+		"BLOB=https://acct.blob.core.windows.net/c?sv=2022&sig=abc%2Fdef", "MAPS=https://maps.example/api?key=AIzaXYZ",
+		"HDR=Authorization: Bearer abcdefghijklmnopqrstuvwxyz", "AWSID=AKIA" + strings.Repeat("C", 16), "ID=eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NSJ9.sig",
 	}
 	keep := []string{
 		"PWD=/src/app", "OLDPWD=/", "PATH=/usr/bin", "HOME=/h", "GIT_ASKPASS=/usr/bin/ask",
@@ -160,6 +161,7 @@ func TestEnvCredentialsUnderInnocentNames(t *testing.T) {
 		"DBUS_SESSION_BUS_ADDRESS=unix:path=/run/user/1/bus", "ZSANDBOX_PASS_ENV=A,B",
 		"URL=https://example.com:8443/path?q=1", "GIT_URL=ssh://git@host/repo.git",
 		"REGISTRY=https://registry.npmjs.org/@scope%2fpkg", "NOTE=ask-skip-this", "LS_COLORS=di=01;34",
+		"SEARCH=https://example.com/?q=keyboard&page=2", "MSG=basic auth is off",
 	}
 	env, dropped, err := resolveEnv(append(append([]string{}, drop...), keep...), nil, []string{"DATABASE_URL"})
 	if err != nil {

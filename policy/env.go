@@ -57,7 +57,9 @@ func LooksLikeCredential(name string) bool {
 
 // secretValue matches values that hold a secret whatever the variable is
 // called (DATABASE_URL, REDIS_URL, PIP_INDEX_URL, a connection string):
-//   - a URL with a password in its userinfo (scheme://user:pass@host);
+//   - a URL with a password in its userinfo (scheme://user:pass@host), or a
+//     secret in its query (?sig=, &token=, ?key=: Azure SAS, signed URLs);
+//   - an HTTP Authorization value (Bearer or Basic and a long credential);
 //   - a connection string with a Password=, Pwd=, AccountKey= or
 //     SharedAccessKey= field (ADO.NET, ODBC, Azure Storage);
 //   - a PEM private key;
@@ -69,6 +71,8 @@ func LooksLikeCredential(name string) bool {
 // fails to authenticate anyway, and dropping leaves no half-parsed value
 // (several hosts, %-escapes) that could still hold the secret.
 var secretValue = regexp.MustCompile(`(?i:[a-z][a-z0-9+.-]*://[^/?#@\s]*:[^/?#@\s]*@)` +
+	`|(?i:[?&](?:sig|token|access_token|auth|api_?key|key|password|secret)=[^&\s])` +
+	`|(?i:\b(?:bearer|basic)\s+[A-Za-z0-9._~+/=-]{16,})` +
 	`|(?i:(?:^|;)\s*(?:password|pwd|accountkey|sharedaccesskey)\s*=)` +
 	`|PRIVATE KEY-----` +
 	`|\b(?:gh[pousr]_[A-Za-z0-9]{36}|github_pat_[A-Za-z0-9_]{22,}|glpat-[A-Za-z0-9_-]{20}` +
