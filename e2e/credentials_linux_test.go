@@ -207,6 +207,7 @@ func credentialValues(secret string) []string {
 		"SENTRY_DSN=https://" + secret + "@o1.ingest.sentry.io/1", "VAULT_TOKEN=" + secret,
 		"OP_SESSION_team=" + secret, "GITHUB_TOKEN=" + secret,
 		"CONNECTION=Server=db;User Id=sa;Password=" + secret + ";",
+		"BLOB=https://acct.blob.core.windows.net/c?sv=2022-11-02&sig=" + secret,
 	}
 }
 
