@@ -278,7 +278,9 @@ func TestAccountHomeHidden(t *testing.T) {
 		e := newEnv(t, identity{name: "root"})
 		planted := `mount -t tmpfs tmpfs /root && mkdir -p /root/.ssh /root/.aws && ` +
 			`for f in .ssh/id_rsa .aws/credentials .npmrc .bash_history; do echo ` + e.secret + ` > /root/$f; done && ` +
-			`grep -q ZS-SECRET /root/.ssh/id_rsa && echo PLANTED && exec "$ZS" exec -- sh -c "$SCRIPT"`
+			`grep -q ZS-SECRET /root/.ssh/id_rsa && echo PLANTED && ` +
+			// cwd elsewhere, then cwd = /root (a writable root: hidden still wins).
+			`"$ZS" exec -- sh -c "$SCRIPT"; cd /root && "$ZS" exec -- sh -c "$SCRIPT"; echo RAN-TWICE`
 		cmd := e.command(e.proj)
 		cmd.Path, _ = exec.LookPath("unshare")
 		cmd.Args = []string{"unshare", "-m", "--propagation", "private", "sh", "-c", planted}
@@ -288,6 +290,9 @@ func TestAccountHomeHidden(t *testing.T) {
 		r := e.collect(cmd)
 		if !strings.Contains(r.stdout, "PLANTED") {
 			t.Fatalf("could not plant /root in a private mount namespace\n%s", r)
+		}
+		if !strings.Contains(r.stdout, "RAN-TWICE") {
+			t.Fatalf("the runs in the private mount namespace did not finish\n%s", r)
 		}
 		assertUnread(t, e, r, "read /root's credentials with HOME elsewhere")
 		if strings.Contains(r.stdout, "LISTED") {
@@ -313,8 +318,16 @@ func TestAccountHomeHidden(t *testing.T) {
 		}); err != nil {
 			t.Fatal(err)
 		}
-		r := e.sh(readEach(files) + "grep -r ZS-SECRET " + account)
-		assertUnread(t, e, r, "read the passwd home's credentials with HOME elsewhere")
+		// cwd elsewhere, cwd = $HOME, and cwd = the passwd home itself
+		// (a writable root then: hidden still wins).
+		for _, cwd := range []string{e.proj, e.home, account} {
+			r := e.runIn(cwd, nil, "exec", "--", "sh", "-c", readEach(files)+"grep -r ZS-SECRET "+account+
+				"; cp -r "+account+" "+e.tmp+"/stolen-account; echo x >> "+files[0])
+			assertUnread(t, e, r, "read the passwd home's credentials with HOME elsewhere, cwd "+cwd)
+			noSecretUnder(t, e, filepath.Join(e.tmp, "stolen-account"))
+			os.RemoveAll(filepath.Join(e.tmp, "stolen-account"))
+			assertContent(t, files[0], e.secret+"\n")
+		}
 		// The control: outside zsandbox the same identity reads them.
 		cmd := e.command(e.proj)
 		cmd.Path, cmd.Args = "/bin/cat", []string{"cat", files[0]}
