@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/user"
 	"path/filepath"
+	"strconv"
 	"syscall"
 
 	"github.com/urfave/cli/v2"
@@ -34,17 +35,16 @@ func hostFacts() (policy.Host, error) {
 	if err != nil {
 		return policy.Host{}, err
 	}
+	account := accountHome()
 	home := os.Getenv("HOME")
 	if home == "" || !filepath.IsAbs(home) {
-		if u, err := user.Current(); err == nil {
-			home = u.HomeDir
-		}
+		home = account
 	}
 	here, err := os.Stat(".")
 	if err != nil {
 		return policy.Host{}, err
 	}
-	return policy.Host{Cwd: cwd, CwdInfo: here, Home: home, Env: os.Environ(),
+	return policy.Host{Cwd: cwd, CwdInfo: here, Home: home, AccountHome: account, Env: os.Environ(),
 		Uid: os.Geteuid(), Gid: os.Getegid(), Overflow: overflowUID(), Exe: selfExe()}, nil
 }
 
@@ -58,6 +58,18 @@ var selfExe = func() string {
 		return c
 	}
 	return p
+}
+
+// accountHome is the home directory of the caller's uid in the password
+// database ("" when there is no entry). The static Linux build reads
+// /etc/passwd in Go (osusergo); macOS asks the directory service through
+// libSystem; neither needs cgo. A variable so tests can fix it.
+var accountHome = func() string {
+	u, err := user.LookupId(strconv.Itoa(os.Getuid()))
+	if err != nil || !filepath.IsAbs(u.HomeDir) {
+		return ""
+	}
+	return u.HomeDir
 }
 
 func runExec(c *cli.Context) error {

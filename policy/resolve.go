@@ -6,8 +6,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-
-	"github.com/zsandbox/zsandbox/profiles"
 )
 
 // Host holds the facts about the caller that a policy depends on.
@@ -17,8 +15,12 @@ type Host struct {
 	// cwd must be that very directory (a concurrent command could swap a
 	// component of the path for a symlink while it is being resolved).
 	CwdInfo os.FileInfo
-	Home    string   // the caller's home directory
-	Env     []string // the caller's environment, KEY=VALUE
+	Home    string // the caller's home directory ($HOME)
+	// AccountHome is the home directory the password database gives the
+	// caller's uid; "" when unknown. Tools that ignore $HOME (ssh) read
+	// their credentials there, so the defaults are hidden under both.
+	AccountHome string
+	Env         []string // the caller's environment, KEY=VALUE
 	// Uid and Gid are the caller's effective ids; Overflow is the uid that
 	// unmapped owners show as in a user namespace that does not map root
 	// (-1 or 0 when every uid is mapped). The trust rules read them.
@@ -82,7 +84,7 @@ func Resolve(req Request, host Host) (*Policy, error) {
 	home := fs.walk(filepath.Clean(host.Home), 0)
 	p := &Policy{Cwd: cwd, Home: home.path, Network: network, trust: t}
 	var via []linked
-	if p.Hidden, via, err = resolveHidden(req.Hide, p.Home, cwd, fs); err != nil {
+	if p.Hidden, via, err = resolveHidden(req.Hide, host, p.Home, cwd, fs); err != nil {
 		return nil, err
 	}
 	if err := cwdVisible(cwd, p.Hidden); err != nil {
@@ -109,7 +111,7 @@ func cwdVisible(cwd string, hidden []Hidden) error {
 	for _, h := range hidden {
 		if h.Exists && Within(cwd, h.Path) {
 			return &UnsafeError{
-				Msg:  fmt.Sprintf("the working directory %q is inside the hidden path %q", cwd, h.Path),
+				Msg:  fmt.Sprintf("the working directory %q is inside the hidden path %q%s", cwd, h.Path, h.Source.because()),
 				Hint: "run the command from another directory; hidden paths cannot be seen inside the sandbox",
 			}
 		}
@@ -160,27 +162,46 @@ func resolveCwd(dir string, host Host, fs *symlinks, t *trust) (string, error) {
 // resolveHidden expands the default credential list plus the user's --hide
 // entries. A hidden path that does not exist is kept (explain reports it);
 // there is nothing to leak, and later protections may still need the name.
-func resolveHidden(extra []string, home, cwd string, fs *symlinks) ([]Hidden, []linked, error) {
+func resolveHidden(extra []string, host Host, home, cwd string, fs *symlinks) ([]Hidden, []linked, error) {
 	var out []Hidden
 	var via []linked
 	seen := pathSet{}
-	for _, raw := range append(profiles.Hidden(), extra...) {
+	add := func(h Hidden) {
+		if !seen.under(h.Path) {
+			seen.add(h.Path)
+			out = append(out, h)
+		}
+	}
+	accountHome := ""
+	if host.AccountHome != "" && filepath.IsAbs(host.AccountHome) {
+		r := fs.walk(filepath.Clean(host.AccountHome), 0)
+		accountHome = r.path
+		via = append(via, linked{fmt.Sprintf("the account home %q", host.AccountHome), r.links})
+	}
+	for _, c := range defaultCandidates(host, home, accountHome, cwd) {
+		r := fs.walk(c.path, 0)
+		via = append(via, linked{fmt.Sprintf("hidden path %q", c.path), r.links})
+		h := hiddenFact(r)
+		h.Source = c.source
+		// A variable that points at "/" or into a kernel tree (KUBECONFIG=
+		// /dev/fd/63 from a process substitution) names nothing the
+		// sandbox shows from the host: there is nothing to mask.
+		if kernelTree(h.Path) == "" {
+			add(h)
+		}
+	}
+	for _, raw := range extra {
 		abs, err := Expand(raw, home, cwd)
 		if err != nil {
 			return nil, nil, usagef("--hide: %v", err)
 		}
 		r := fs.walk(abs, 0)
-		if len(r.links) > 0 {
-			via = append(via, linked{fmt.Sprintf("hidden path %q", abs), r.links})
-		}
+		via = append(via, linked{fmt.Sprintf("hidden path %q", abs), r.links})
 		h := hiddenFact(r)
 		if h.Path == "/" {
 			return nil, nil, usagef("--hide %q: cannot hide the root directory", raw)
 		}
-		if !seen.under(h.Path) {
-			seen.add(h.Path)
-			out = append(out, h)
-		}
+		add(h)
 	}
 	return out, via, nil
 }
@@ -192,10 +213,11 @@ type linked struct {
 	links []string
 }
 
-// hiddenLinks refuses a hidden path (or the home they are found in)
-// reached through a symlink inside a writable root (~/.kube -> dotfiles/kube with $HOME writable): the
-// command could replace the symlink with an empty directory, and the next
-// run would hide that while the real files lie open under their own name.
+// hiddenLinks refuses a hidden path (or a home they are found in) reached
+// through a symlink inside a writable root (~/.kube -> dotfiles/kube with
+// $HOME writable): the command could replace the symlink with an empty
+// directory, and the next run would hide that while the real files lie
+// open under their own name.
 func (p *Policy) hiddenLinks(via []linked) error {
 	rootOf := p.RootFinder()
 	for _, v := range via {
