@@ -446,3 +446,23 @@ func listHome(t *testing.T, e *env) string {
 	})
 	return strings.Join(names, " ")
 }
+
+// TestCwdIsTheKernels: the working directory is what the kernel says
+// (getcwd), not $PWD: started through the user's own symlink with $PWD
+// naming it, the run works in the real directory instead of refusing the
+// symlink (or trusting it).
+func TestCwdIsTheKernels(t *testing.T) {
+	each(t, func(t *testing.T, e *env) {
+		link := filepath.Join(e.home, "proj-link")
+		if err := os.Symlink(e.proj, link); err != nil {
+			t.Fatal(err)
+		}
+		e.chownAll()
+		r := e.runWith("", link, []string{"PWD=" + link}, "exec", "--", "sh", "-c", "pwd -P && echo ok > f")
+		mustSucceed(t, r, "run started through a symlinked cwd")
+		if r.stdout != e.proj+"\n" {
+			t.Errorf("the command runs in %q, want %q", r.stdout, e.proj)
+		}
+		assertContent(t, filepath.Join(e.proj, "f"), "ok\n")
+	})
+}
