@@ -40,14 +40,18 @@ func newFixture(t *testing.T) fixture {
 }
 
 // privateDir is a fresh directory outside the shared roots (/tmp,
-// /var/tmp), removed after the test.
+// /var/tmp) and outside any repository (the user's cache directory),
+// removed after the test.
 func privateDir(t *testing.T) string {
 	t.Helper()
-	wd, err := os.Getwd()
+	cache, err := os.UserCacheDir()
+	if err == nil {
+		err = os.MkdirAll(cache, 0o755)
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := os.MkdirTemp(wd, ".fixture-")
+	d, err := os.MkdirTemp(cache, "zsandbox-policy-test-")
 	if err != nil {
 		t.Fatal(err)
 	}

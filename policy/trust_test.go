@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -165,4 +166,56 @@ func privateTmp(t *testing.T) string {
 	}
 	t.Cleanup(func() { os.RemoveAll(d) })
 	return d
+}
+
+// TestResolveSubmoduleGitDir: an absorbed submodule's git dir (in the
+// superproject's .git/modules) becomes a root from inside the submodule
+// when its core.worktree names the submodule; not when it names another
+// directory.
+func TestResolveSubmoduleGitDir(t *testing.T) {
+	f := newFixture(t)
+	super := filepath.Join(f.home, "super")
+	mods := filepath.Join(super, ".git", "modules", "sub")
+	sub := filepath.Join(super, "sub")
+	mustMkdir(t, sub)
+	makeGitDir(t, mods)
+	writeFile(t, filepath.Join(sub, ".git"), "gitdir: ../.git/modules/sub\n")
+	for worktree, want := range map[string]bool{"../../../sub": true, f.proj: false} {
+		writeFile(t, filepath.Join(mods, "config"), "[core]\n\tbare = false\n\tworktree = "+worktree+"\n")
+		p, err := Resolve(Request{}, f.host(sub))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := slices.Contains(p.WritablePaths(), mods)
+		if got != want {
+			t.Errorf("core.worktree = %s: git dir writable = %v, want %v (%v)", worktree, got, want, p.Writable)
+		}
+	}
+}
+
+// TestResolveRepoInOthersDirIgnored: a .git above the cwd in a directory
+// other users may write neither widens nor is protected (no placeholder
+// that could fail in someone else's directory).
+func TestResolveRepoInOthersDirIgnored(t *testing.T) {
+	f := newFixture(t)
+	top := filepath.Join(f.base, "shared")
+	mustMkdir(t, filepath.Join(top, ".git"))
+	mustMkdir(t, filepath.Join(top, "work"))
+	if err := os.Chmod(top, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	p, err := Resolve(Request{}, f.host(filepath.Join(top, "work")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range p.Writable {
+		if Within(r.Path, filepath.Join(top, ".git")) {
+			t.Errorf("a .git in a world-writable directory widened the run: %v", r)
+		}
+	}
+	for _, pr := range p.Protected {
+		if Within(pr.Path, filepath.Join(top, ".git")) {
+			t.Errorf("a .git in a world-writable directory is protected: %v", pr)
+		}
+	}
 }
