@@ -113,3 +113,81 @@ func TestWithNetworkDenyKeepsStricterRules(t *testing.T) {
 		})
 	}
 }
+
+// Without --network deny, unix sockets are still refused by default: only
+// AF_UNIX, by the int the kernel reads, and io_uring, which can make one.
+func TestWithSocketsUnixOnly(t *testing.T) {
+	p := WithSockets(Default(), Sockets{Unix: true})
+	if err := validate(p, ""); err != nil {
+		t.Fatalf("unix-only additions are invalid: %v", err)
+	}
+	checkCalls(t, "unix only", p, []call{
+		{"socket", []uint64{afUnix, sockStream}, eperm},
+		{"socket", []uint64{afUnix, sockDgram | sockCloexec}, eperm},
+		{"socket", []uint64{high32 | afUnix, sockStream}, eperm}, // the kernel reads the int: still AF_UNIX
+		{"socket", []uint64{afInet, sockStream}, allowed},
+		{"socket", []uint64{afVsock, sockStream}, eperm}, // the base profile's rule is kept
+		{"socketpair", []uint64{afUnix, sockStream}, allowed},
+		{"socketpair", []uint64{afUnix, sockDgram}, eperm},
+		{"io_uring_setup", nil, eperm},
+		{"io_uring_enter", nil, eperm},
+		{"connect", nil, allowed},
+	})
+}
+
+// --network deny --allow-unix-sockets: AF_UNIX exactly, nothing else.
+func TestWithSocketsNetworkOnly(t *testing.T) {
+	p := WithSockets(Default(), Sockets{Network: true})
+	if err := validate(p, ""); err != nil {
+		t.Fatalf("network-only additions are invalid: %v", err)
+	}
+	checkCalls(t, "network only", p, []call{
+		{"socket", []uint64{afUnix, sockStream}, allowed},
+		{"socket", []uint64{high32 | afUnix, sockStream}, eperm}, // junk above the int: refused
+		{"socket", []uint64{afInet, sockStream}, eperm},
+		{"socketpair", []uint64{afUnix, sockDgram}, allowed},
+		{"io_uring_setup", nil, eperm},
+	})
+}
+
+// A user profile that allows io_uring and socket: the additions refuse
+// io_uring in every mode with a socket rule, and an allow list keeps its
+// other families named exactly.
+func TestWithSocketsUserProfile(t *testing.T) {
+	allowAll := mustParse(t, `{"defaultAction": "SCMP_ACT_ALLOW", "syscalls": [{"names": ["mkdir"], "action": "SCMP_ACT_ERRNO"}]}`)
+	list := mustParse(t, `{"defaultAction": "SCMP_ACT_ERRNO", "defaultErrnoRet": 38, "syscalls": [
+		{"names": ["read", "socket", "socketpair", "io_uring_setup", "io_uring_enter"], "action": "SCMP_ACT_ALLOW"}]}`)
+	tests := []struct {
+		name  string
+		p     *specs.LinuxSeccomp
+		s     Sockets
+		calls []call
+	}{
+		{"deny, allow-all profile", allowAll, Sockets{Network: true, Unix: true}, []call{
+			{"io_uring_setup", nil, eperm}, {"io_uring_enter", nil, eperm}, {"io_uring_register", nil, eperm},
+			{"socket", []uint64{afUnix, sockStream}, eperm}, {"mkdir", nil, eperm}}},
+		{"allow, allow-all profile", allowAll, Sockets{Unix: true}, []call{
+			{"io_uring_setup", nil, eperm}, {"socket", []uint64{afUnix, sockStream}, eperm},
+			{"socket", []uint64{10 /* AF_INET6 */, sockStream}, allowed}}},
+		{"allow, allow list", list, Sockets{Unix: true}, []call{
+			{"io_uring_setup", nil, eperm}, {"io_uring_enter", nil, eperm},
+			{"socket", []uint64{afUnix, sockStream}, enosys},
+			{"socket", []uint64{high32 | afUnix, sockStream}, enosys},
+			{"socket", []uint64{afInet, sockStream}, allowed},
+			{"socket", []uint64{high32 | afInet, sockStream}, enosys},
+			{"socketpair", []uint64{afUnix, sockStream}, allowed}, {"socketpair", []uint64{afUnix, sockDgram}, enosys}}},
+		{"deny with unix, allow list", list, Sockets{Network: true}, []call{
+			{"io_uring_setup", nil, eperm},
+			{"socket", []uint64{afUnix, sockStream}, allowed}, {"socket", []uint64{afInet, sockStream}, enosys}}},
+		{"none", allowAll, Sockets{}, []call{{"io_uring_setup", nil, allowed}, {"socket", []uint64{afUnix, sockStream}, allowed}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := WithSockets(tt.p, tt.s)
+			if err := validate(p, ""); err != nil {
+				t.Fatalf("result is invalid: %v", err)
+			}
+			checkCalls(t, tt.name, p, tt.calls)
+		})
+	}
+}
