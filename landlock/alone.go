@@ -49,6 +49,8 @@ type AloneConfig struct {
 	HiddenMissing []string `json:"hideMissing,omitempty"`
 	// NetworkDeny is --network deny.
 	NetworkDeny bool `json:"networkDeny"`
+	// UnixSockets is --allow-unix-sockets.
+	UnixSockets bool `json:"unixSockets"`
 }
 
 // aloneDevices are the entries of /dev the command may open: the device
@@ -156,7 +158,7 @@ func AloneRules(c AloneConfig, abi int, exists func(string) (isDir, ok bool), li
 	if abi < AloneMinABI {
 		return Ruleset{}, &AloneABIError{ABI: max(abi, 0)}
 	}
-	rs := Rules(Config{Mode: ModeRequire, Writable: c.Writable, NetworkDeny: c.NetworkDeny}, abi)
+	rs := Rules(Config{Mode: ModeRequire, Writable: c.Writable, NetworkDeny: c.NetworkDeny, UnixSockets: c.UnixSockets}, abi)
 	rs.Mode = ""
 	reads, err := ReadRules(aloneHidden(c, list), exists, list)
 	if err != nil {

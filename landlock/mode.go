@@ -69,4 +69,13 @@ type Config struct {
 	Writable []string `json:"writable"`
 	// NetworkDeny is --network deny.
 	NetworkDeny bool `json:"networkDeny"`
+	// UnixSockets is --allow-unix-sockets: connections to unix sockets made
+	// outside the sandbox are not fenced.
+	UnixSockets bool `json:"unixSockets"`
+	// ABI is the Landlock ABI the fence is planned for: the parent probes
+	// the kernel (ABI) before bubblewrap starts, and the stage 2 enforces
+	// Rules(c, c.ABI) exactly, or refuses to run when the kernel it sees
+	// offers less (a seccomp filter can hide Landlock from it). 0: no
+	// Landlock.
+	ABI int `json:"abi"`
 }
