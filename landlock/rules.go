@@ -211,6 +211,13 @@ func (rs Ruleset) FencesUnixSockets() bool {
 	return rs.Status == StatusEnforced && rs.HandledFS&fsResolveUnix != 0 && rs.Scoped&scopeAbstractUnixSocket != 0
 }
 
+// Syscalls are the system calls the stage 2 makes to apply the fence: a
+// seccomp profile must allow them.
+var Syscalls = []string{"landlock_create_ruleset", "landlock_add_rule", "landlock_restrict_self"}
+
+// SeccompHint is how to let the stage 2 apply the fence, or do without it.
+const SeccompHint = "let the seccomp profile allow landlock_create_ruleset, landlock_add_rule and landlock_restrict_self, or use --landlock off"
+
 // PlannedError means the stage 2 sees less Landlock than the parent planned
 // for: a seccomp filter (a --seccomp-profile) refuses the Landlock calls, or
 // hides the ABI. Running without the planned fence would be a silent
@@ -226,9 +233,7 @@ func (e *PlannedError) Error() string {
 }
 
 // Hint says how to get the planned fence, or do without it.
-func (e *PlannedError) Hint() string {
-	return "let the seccomp profile allow landlock_create_ruleset, landlock_add_rule and landlock_restrict_self, or use --landlock off"
-}
+func (e *PlannedError) Hint() string { return SeccompHint }
 
 // Check returns a *RequireError when c requires Landlock and a kernel with
 // ABI abi cannot enforce the whole fence, and nil otherwise.

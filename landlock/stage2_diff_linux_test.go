@@ -274,7 +274,9 @@ func listFiles(f *fixture) string {
 
 func stage2DiffCases(t *testing.T) []diffCase {
 	planned := "abi=" + strconv.Itoa(hostABI)
-	auto := func(f *fixture) Config { return Config{ABI: hostABI, Mode: ModeAuto, Writable: []string{f.root}, NetworkDeny: true} }
+	auto := func(f *fixture) Config {
+		return Config{ABI: hostABI, Mode: ModeAuto, Writable: []string{f.root}, NetworkDeny: true}
+	}
 	// cmd runs argv under the usual Config.
 	cmd := func(argv ...string) func(f *fixture, stage2 string) preExec {
 		return func(f *fixture, stage2 string) preExec { return preExec{Argv: auto(f).Command(stage2, argv)} }

@@ -44,8 +44,10 @@ type Request struct {
 	Writable []Path
 	Hide     []string
 	Network  string // "" means deny
-	SetEnv   []string
-	PassEnv  []string
+	// UnixSockets is --allow-unix-sockets.
+	UnixSockets bool
+	SetEnv      []string
+	PassEnv     []string
 }
 
 // UsageError is a mistake in what the user asked for; the CLI exits 2.
@@ -71,7 +73,7 @@ func Resolve(req Request, host Host) (*Policy, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &Policy{Cwd: cwd, Home: fs.walk(filepath.Clean(host.Home), 0).path, Network: network}
+	p := &Policy{Cwd: cwd, Home: fs.walk(filepath.Clean(host.Home), 0).path, Network: network, UnixSockets: req.UnixSockets}
 	if p.Hidden, err = resolveHidden(req.Hide, p.Home, cwd, fs); err != nil {
 		return nil, err
 	}

@@ -113,6 +113,26 @@ func renderCases() []renderCase {
 			protected: homeProtected()[:1],
 		},
 		{
+			name: "unix-sockets",
+			policy: &policy.Policy{
+				Cwd: home, Home: home,
+				Writable: roots(home, "/private/tmp"),
+				Hidden:   hidden(home+"/.ssh", home+"/.gnupg"),
+				Network:  policy.NetworkAllow, UnixSockets: true,
+			},
+			protected: homeProtected()[:1],
+		},
+		{
+			name: "unix-sockets-offline",
+			policy: &policy.Policy{
+				Cwd: home, Home: home,
+				Writable: roots(home, "/private/tmp"),
+				Hidden:   hidden(home+"/.ssh", home+"/.gnupg"),
+				Network:  policy.NetworkDeny, UnixSockets: true,
+			},
+			protected: homeProtected()[:1],
+		},
+		{
 			// Written by hand (or resolved on Linux): /tmp, /var and /etc are
 			// not yet under /private.
 			name: "non-canonical",
