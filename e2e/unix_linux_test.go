@@ -293,3 +293,35 @@ func TestSeccompProfileHidingLandlock(t *testing.T) {
 		mustSucceed(t, e.run("exec", "--landlock", "off", "--seccomp-profile", prof, "--", "touch", marker), "--landlock off")
 	})
 }
+
+// TestAllowUnixSocketsPrecedence: flag > environment > settings > default,
+// as for every setting.
+func TestAllowUnixSocketsPrecedence(t *testing.T) {
+	each(t, func(t *testing.T, e *env) {
+		settings := filepath.Join(e.base, "settings.json")
+		e.write(settings, `{"allowUnixSockets": true}`)
+		cases := []struct {
+			env   []string
+			flags []string
+			want  bool
+		}{
+			{nil, nil, false},
+			{nil, []string{"--settings", settings}, true},
+			{nil, []string{"--settings", settings, "--allow-unix-sockets=false"}, false},
+			{[]string{"ZSANDBOX_ALLOW_UNIX_SOCKETS=false"}, []string{"--settings", settings}, false},
+			{[]string{"ZSANDBOX_ALLOW_UNIX_SOCKETS=true"}, nil, true},
+		}
+		for _, c := range cases {
+			cmd := e.command(e.proj, append([]string{"explain", "--format", "json"}, c.flags...)...)
+			cmd.Env = append(cmd.Env, c.env...)
+			out, err := cmd.Output()
+			var doc unixDoc
+			if err != nil || json.Unmarshal(out, &doc) != nil {
+				t.Fatalf("explain %v %v: %v\n%s", c.env, c.flags, err, out)
+			}
+			if doc.UnixSockets.Allowed != c.want {
+				t.Errorf("env %v flags %v: allowed = %v, want %v", c.env, c.flags, doc.UnixSockets.Allowed, c.want)
+			}
+		}
+	})
+}

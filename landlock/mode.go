@@ -2,12 +2,14 @@
 // Landlock domain that the command runs in, inside bubblewrap. It lets the
 // command read and execute everything but write only under the writable
 // roots (and a few device files), denies TCP connect and bind under
-// --network deny, and keeps signals and abstract unix sockets from reaching
-// processes outside the sandbox.
+// --network deny, and keeps signals and unix sockets (abstract ones by
+// scoping, pathname ones from ABI 9; not with --allow-unix-sockets) from
+// reaching processes outside the sandbox.
 //
-// The rules are pure data (Rules, golden- and table-tested on every OS).
-// They are applied by a tiny "stage 2": bwrap runs the zsandbox binary
-// itself as
+// The rules are pure data (Rules, golden- and table-tested on every OS),
+// planned in the parent for the ABI it probed (Config.ABI). They are
+// applied by a tiny "stage 2", which enforces that plan exactly or refuses
+// to run (PlannedError): bwrap runs the zsandbox binary itself as
 //
 //	zsandbox __stage2 CONFIG... -- COMMAND [ARG...]
 //
