@@ -1,6 +1,7 @@
 package seccomp
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -114,14 +115,12 @@ func TestWithNetworkDenyKeepsStricterRules(t *testing.T) {
 	}
 }
 
-// Without --network deny, unix sockets are still refused by default: only
-// AF_UNIX, by the int the kernel reads, and io_uring, which can make one.
-func TestWithSocketsUnixOnly(t *testing.T) {
-	p := WithSockets(Default(), Sockets{Unix: true})
-	if err := validate(p, ""); err != nil {
-		t.Fatalf("unix-only additions are invalid: %v", err)
-	}
-	checkCalls(t, "unix only", p, []call{
+// TestWithSocketsOnDefault: without --network deny, unix sockets are
+// still refused by default: only AF_UNIX, by the int the kernel reads, and
+// io_uring, which can make one. --network deny --allow-unix-sockets is
+// AF_UNIX exactly, nothing else.
+func TestWithSocketsOnDefault(t *testing.T) {
+	for s, calls := range map[Sockets][]call{{Unix: true}: {
 		{"socket", []uint64{afUnix, sockStream}, eperm},
 		{"socket", []uint64{afUnix, sockDgram | sockCloexec}, eperm},
 		{"socket", []uint64{high32 | afUnix, sockStream}, eperm}, // the kernel reads the int: still AF_UNIX
@@ -132,22 +131,19 @@ func TestWithSocketsUnixOnly(t *testing.T) {
 		{"io_uring_setup", nil, eperm},
 		{"io_uring_enter", nil, eperm},
 		{"connect", nil, allowed},
-	})
-}
-
-// --network deny --allow-unix-sockets: AF_UNIX exactly, nothing else.
-func TestWithSocketsNetworkOnly(t *testing.T) {
-	p := WithSockets(Default(), Sockets{Network: true})
-	if err := validate(p, ""); err != nil {
-		t.Fatalf("network-only additions are invalid: %v", err)
-	}
-	checkCalls(t, "network only", p, []call{
+	}, {Network: true}: {
 		{"socket", []uint64{afUnix, sockStream}, allowed},
 		{"socket", []uint64{high32 | afUnix, sockStream}, eperm}, // junk above the int: refused
 		{"socket", []uint64{afInet, sockStream}, eperm},
 		{"socketpair", []uint64{afUnix, sockDgram}, allowed},
 		{"io_uring_setup", nil, eperm},
-	})
+	}} {
+		p := WithSockets(Default(), s)
+		if err := validate(p, ""); err != nil {
+			t.Fatalf("%+v: the additions are invalid: %v", s, err)
+		}
+		checkCalls(t, fmt.Sprintf("%+v", s), p, calls)
+	}
 }
 
 // A user profile that allows io_uring and socket: the additions refuse
@@ -189,5 +185,27 @@ func TestWithSocketsUserProfile(t *testing.T) {
 			}
 			checkCalls(t, tt.name, p, tt.calls)
 		})
+	}
+}
+
+// Allows is what the parent checks before it plans Landlock: only a
+// syscall no rule restricts and something permits counts as allowed.
+func TestAllows(t *testing.T) {
+	tests := []struct {
+		doc  string
+		want bool
+	}{
+		{`{"defaultAction": "SCMP_ACT_ALLOW"}`, true},
+		{`{"defaultAction": "SCMP_ACT_ALLOW", "syscalls": [{"names": ["landlock_create_ruleset"], "action": "SCMP_ACT_ERRNO", "errnoRet": 38}]}`, false},
+		{`{"defaultAction": "SCMP_ACT_ALLOW", "syscalls": [{"names": ["landlock_create_ruleset"], "action": "SCMP_ACT_ERRNO", "args": [{"index": 2, "value": 1, "op": "SCMP_CMP_EQ"}]}]}`, false},
+		{`{"defaultAction": "SCMP_ACT_ERRNO", "syscalls": [{"names": ["read"], "action": "SCMP_ACT_ALLOW"}]}`, false},
+		{`{"defaultAction": "SCMP_ACT_ERRNO", "syscalls": [{"names": ["landlock_create_ruleset"], "action": "SCMP_ACT_ALLOW", "args": [{"index": 2, "value": 0, "op": "SCMP_CMP_EQ"}]}]}`, false},
+		{`{"defaultAction": "SCMP_ACT_ERRNO", "syscalls": [{"names": ["read", "landlock_create_ruleset"], "action": "SCMP_ACT_ALLOW"}]}`, true},
+		{`{"defaultAction": "SCMP_ACT_LOG", "syscalls": [{"names": ["landlock_create_ruleset"], "action": "SCMP_ACT_KILL_PROCESS"}]}`, false},
+	}
+	for _, tt := range tests {
+		if got := Allows(mustParse(t, tt.doc), "landlock_create_ruleset"); got != tt.want {
+			t.Errorf("Allows(%s) = %v, want %v", tt.doc, got, tt.want)
+		}
 	}
 }
