@@ -93,8 +93,11 @@ var signatures = []signature{
 }
 
 // netWords mark a permission error as a refused socket rather than a path.
+// "connect: " and "dial unix" are how Go reports a connect(2) that
+// Landlock refused (ABI 9 pathname sockets: EACCES; abstract scoping:
+// EPERM).
 var netWords = [][]byte{
-	[]byte("socket: "), []byte("socket("), []byte("dial tcp"), []byte("dial udp"),
+	[]byte("socket: "), []byte("socket("), []byte("dial tcp"), []byte("dial udp"), []byte("dial unix"), []byte("connect: "),
 	[]byte("connect to "), []byte("connecting to "), []byte("onnection to "),
 }
 
