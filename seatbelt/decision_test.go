@@ -192,6 +192,7 @@ func TestDecisions(t *testing.T) {
 		{"notify shared page", request{op: "ipc-posix-shm-read-data", name: "apple.shm.notification_center"}, true},
 		{"create shared memory", request{op: "ipc-posix-shm-write-create", name: "x"}, false},
 		{"write /dev/null", file("file-write-data", "/dev/null"), true},
+		{"write into a FIFO outside the roots (a host program reads it)", file("file-write-data", "/private/var/run/zs.fifo"), false},
 		{"write /dev/fd/1", file("file-write-data", "/dev/fd/1"), true},
 		{"write a disk", file("file-write-data", "/dev/disk0"), false},
 		{"open a pty pair", request{op: "pseudo-tty"}, true},
