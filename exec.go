@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/user"
 	"path/filepath"
+	"strconv"
 
 	"github.com/urfave/cli/v2"
 
@@ -31,17 +32,28 @@ func hostFacts() (policy.Host, error) {
 	if err != nil {
 		return policy.Host{}, err
 	}
+	account := accountHome()
 	home := os.Getenv("HOME")
 	if home == "" || !filepath.IsAbs(home) {
-		if u, err := user.Current(); err == nil {
-			home = u.HomeDir
-		}
+		home = account
 	}
 	here, err := os.Stat(".")
 	if err != nil {
 		return policy.Host{}, err
 	}
-	return policy.Host{Cwd: cwd, CwdInfo: here, Home: home, Env: os.Environ()}, nil
+	return policy.Host{Cwd: cwd, CwdInfo: here, Home: home, AccountHome: account, Env: os.Environ()}, nil
+}
+
+// accountHome is the home directory of the caller's uid in the password
+// database ("" when there is no entry). The static Linux build reads
+// /etc/passwd in Go (osusergo); macOS asks the directory service through
+// libSystem; neither needs cgo. A variable so tests can fix it.
+var accountHome = func() string {
+	u, err := user.LookupId(strconv.Itoa(os.Getuid()))
+	if err != nil || !filepath.IsAbs(u.HomeDir) {
+		return ""
+	}
+	return u.HomeDir
 }
 
 func runExec(c *cli.Context) error {

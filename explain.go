@@ -226,6 +226,9 @@ func explainText(w io.Writer, p *policy.Policy, rc runConfig, rs landlock.Rulese
 		if !h.Exists {
 			state = "does not exist"
 		}
+		if h.Source != "" {
+			state += "; from " + string(h.Source)
+		}
 		fmt.Fprintf(w, "  %s  (%s)\n", h.Path, state)
 	}
 	fmt.Fprintln(w, "protected (read-only inside writable roots):")

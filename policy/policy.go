@@ -20,7 +20,8 @@ const (
 	NetworkAllow Network = "allow"
 )
 
-// Source says where a writable root came from, in the words explain prints.
+// Source says where a writable root, or a hidden path that is not simply a
+// default under $HOME, came from, in the words explain prints.
 type Source string
 
 // The sources of writable roots.
@@ -34,6 +35,15 @@ const (
 	SourceEnv      Source = "ZSANDBOX_WRITABLE"
 	SourceSettings Source = "settings"
 )
+
+// because says where a hidden path came from, for messages: "" when it
+// needs no explaining.
+func (s Source) because() string {
+	if s == "" {
+		return ""
+	}
+	return " (from " + string(s) + ")"
+}
 
 // Root is one writable root: an absolute, clean, symlink-free path.
 type Root struct {
@@ -54,6 +64,10 @@ type Hidden struct {
 	Path   string `json:"path"`
 	Exists bool   `json:"exists"`
 	IsDir  bool   `json:"isDir"`
+	// Source is set when the path is not simply a default under $HOME or
+	// a --hide entry: "account home", or the variable that moved a store
+	// ("$GNUPGHOME").
+	Source Source `json:"source,omitempty"`
 }
 
 // Policy is the resolved, platform-neutral description of one sandbox.

@@ -63,7 +63,25 @@ func (p *Policy) resolveProtected(fs *symlinks) error {
 		p.Protected = append(p.Protected, pr)
 	}
 	sort.Slice(p.Protected, func(i, j int) bool { return p.Protected[i].Path < p.Protected[j].Path })
+	p.Protected = outermostOnly(p.Protected)
 	return nil
+}
+
+// outermostOnly drops a protected path that lies under another one (a
+// missing ~/.config/git/credentials under a protected ~/.config/git): the
+// outer one is re-bound read-only, or is a placeholder file when missing,
+// under which nothing could be made. prot is sorted by path, so a parent
+// comes before its children.
+func outermostOnly(prot []Protected) []Protected {
+	out := prot[:0]
+	kept := pathSet{}
+	for _, pr := range prot {
+		if !kept.under(filepath.Dir(pr.Path)) {
+			kept.add(pr.Path)
+			out = append(out, pr)
+		}
+	}
+	return out
 }
 
 // protectedCandidates returns the git metadata of the repository around

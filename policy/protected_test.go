@@ -80,6 +80,12 @@ func TestResolveProtectedHomeWhenWritable(t *testing.T) {
 			t.Errorf("~/%s: listed=%v exists=%v, want listed, exists=%v", name, ok, e, exists)
 		}
 	}
+	// The hidden ~/.config/git/credentials lies under the protected (and
+	// missing) ~/.config/git: a placeholder file there leaves no directory
+	// to make its own placeholder in, and none is needed.
+	if _, ok := got[filepath.Join(f.home, ".config/git/credentials")]; ok {
+		t.Errorf("~/.config/git/credentials protected under the protected ~/.config/git: %v", p.Protected)
+	}
 }
 
 func TestResolveProtectedSymlinkRefused(t *testing.T) {

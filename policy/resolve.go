@@ -6,8 +6,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-
-	"github.com/zsandbox/zsandbox/profiles"
 )
 
 // Host holds the facts about the caller that a policy depends on.
@@ -17,8 +15,12 @@ type Host struct {
 	// cwd must be that very directory (a concurrent command could swap a
 	// component of the path for a symlink while it is being resolved).
 	CwdInfo os.FileInfo
-	Home    string   // the caller's home directory
-	Env     []string // the caller's environment, KEY=VALUE
+	Home    string // the caller's home directory ($HOME)
+	// AccountHome is the home directory the password database gives the
+	// caller's uid; "" when unknown. Tools that ignore $HOME (ssh) read
+	// their credentials there, so the defaults are hidden under both.
+	AccountHome string
+	Env         []string // the caller's environment, KEY=VALUE
 }
 
 // Getenv returns the value of name in the host environment.
@@ -74,7 +76,7 @@ func Resolve(req Request, host Host) (*Policy, error) {
 		return nil, err
 	}
 	p := &Policy{Cwd: cwd, Home: fs.walk(filepath.Clean(host.Home), 0).path, Network: network, UnixSockets: req.UnixSockets}
-	if p.Hidden, err = resolveHidden(req.Hide, p.Home, cwd, fs); err != nil {
+	if p.Hidden, err = resolveHidden(req.Hide, host, p.Home, cwd, fs); err != nil {
 		return nil, err
 	}
 	if err := cwdVisible(cwd, p.Hidden); err != nil {
@@ -98,7 +100,7 @@ func cwdVisible(cwd string, hidden []Hidden) error {
 	for _, h := range hidden {
 		if h.Exists && Within(cwd, h.Path) {
 			return &UnsafeError{
-				Msg:  fmt.Sprintf("the working directory %q is inside the hidden path %q", cwd, h.Path),
+				Msg:  fmt.Sprintf("the working directory %q is inside the hidden path %q%s", cwd, h.Path, h.Source.because()),
 				Hint: "run the command from another directory; hidden paths cannot be seen inside the sandbox",
 			}
 		}
@@ -145,10 +147,30 @@ func resolveCwd(dir string, host Host, fs *symlinks) (string, error) {
 // resolveHidden expands the default credential list plus the user's --hide
 // entries. A hidden path that does not exist is kept (explain reports it);
 // there is nothing to leak, and later protections may still need the name.
-func resolveHidden(extra []string, home, cwd string, fs *symlinks) ([]Hidden, error) {
+func resolveHidden(extra []string, host Host, home, cwd string, fs *symlinks) ([]Hidden, error) {
 	var out []Hidden
 	seen := pathSet{}
-	for _, raw := range append(profiles.Hidden(), extra...) {
+	add := func(h Hidden) {
+		if !seen.under(h.Path) {
+			seen.add(h.Path)
+			out = append(out, h)
+		}
+	}
+	accountHome := ""
+	if host.AccountHome != "" && filepath.IsAbs(host.AccountHome) {
+		accountHome = fs.walk(filepath.Clean(host.AccountHome), 0).path
+	}
+	for _, c := range defaultCandidates(host, home, accountHome, cwd) {
+		h := hiddenFact(fs.walk(c.path, 0))
+		h.Source = c.source
+		// A variable that points at "/" or into a kernel tree (KUBECONFIG=
+		// /dev/fd/63 from a process substitution) names nothing the
+		// sandbox shows from the host: there is nothing to mask.
+		if kernelTree(h.Path) == "" {
+			add(h)
+		}
+	}
+	for _, raw := range extra {
 		abs, err := Expand(raw, home, cwd)
 		if err != nil {
 			return nil, usagef("--hide: %v", err)
@@ -157,10 +179,7 @@ func resolveHidden(extra []string, home, cwd string, fs *symlinks) ([]Hidden, er
 		if h.Path == "/" {
 			return nil, usagef("--hide %q: cannot hide the root directory", raw)
 		}
-		if !seen.under(h.Path) {
-			seen.add(h.Path)
-			out = append(out, h)
-		}
+		add(h)
 	}
 	return out, nil
 }

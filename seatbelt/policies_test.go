@@ -1,6 +1,11 @@
 package seatbelt_test
 
-import "github.com/zsandbox/zsandbox/policy"
+import (
+	"strings"
+
+	"github.com/zsandbox/zsandbox/policy"
+	"github.com/zsandbox/zsandbox/profiles"
+)
 
 // The policies the golden files and the decision table are built from,
 // written as policy.Resolve would produce them on a Mac (except where a case
@@ -14,7 +19,9 @@ type renderCase struct {
 
 const (
 	home = "/Users/u"
-	tmpd = "/private/var/folders/zz/abc123/T" // a macOS TMPDIR, resolved
+	// accountHome is the passwd home of a caller whose $HOME is home.
+	accountHome = "/Users/agent"
+	tmpd        = "/private/var/folders/zz/abc123/T" // a macOS TMPDIR, resolved
 )
 
 func roots(paths ...string) []policy.Root {
@@ -33,12 +40,19 @@ func hidden(paths ...string) []policy.Hidden {
 	return out
 }
 
-// defaultHidden is the shipped credential list under home; .ssh exists,
-// the rest do not.
+// defaultHidden is the shipped credential list under home (profiles/
+// hidden.txt; the variables of a Mac that sets none add nothing) plus a
+// store moved by one ($GNUPGHOME) and the account's home when $HOME points
+// elsewhere; .ssh exists, the rest do not.
 func defaultHidden() []policy.Hidden {
-	h := hidden(home+"/.ssh", home+"/.aws", home+"/.gnupg", home+"/.azure",
-		home+"/.config/gcloud", home+"/.kube", home+"/.docker/config.json",
-		home+"/.netrc", home+"/.credentials.json", home+"/.config/zsandbox")
+	var h []policy.Hidden
+	for _, e := range profiles.Hidden() {
+		if rel, ok := strings.CutPrefix(e, "~/"); ok {
+			h = append(h, policy.Hidden{Path: home + "/" + rel})
+			h = append(h, policy.Hidden{Path: accountHome + "/" + rel, Source: policy.SourceAccountHome})
+		}
+	}
+	h = append(h, policy.Hidden{Path: home + "/work/gpg", Source: "$GNUPGHOME"})
 	h[0].Exists, h[0].IsDir = true, true
 	return h
 }
