@@ -94,6 +94,10 @@ func landlockCheck() check {
 		return check{Name: "landlock", Detail: fmt.Sprintf("ABI %d: auto enforces what it can; require needs ABI 6", abi),
 			Fix: "a kernel ≥ 6.12 for signal and abstract-socket scoping"}
 	}
+	if abi < 9 {
+		return check{Name: "landlock", OK: true, Detail: fmt.Sprintf("ABI %d; below ABI 9 the kernel cannot tell the command's own "+
+			"unix sockets from the host's, so socket(AF_UNIX) is refused unless --allow-unix-sockets", abi)}
+	}
 	return check{Name: "landlock", OK: true, Detail: fmt.Sprintf("ABI %d", abi)}
 }
 

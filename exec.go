@@ -81,5 +81,6 @@ func runExec(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	warnUnixSockets(p, rc)
 	return execute(p, argv, rc)
 }

@@ -78,6 +78,7 @@ func TestExplainGolden(t *testing.T) {
 		"default":  {"--cwd", proj},
 		"cwd-home": {"--cwd", home},
 		"allow":    {"--cwd", proj, "--network", "allow", "--writable", "~/extra", "--hide", ".env", "--pass-env", "GITHUB_TOKEN"},
+		"unix":     {"--cwd", proj, "--network", "allow", "--allow-unix-sockets"},
 	}
 	for name, flags := range policies {
 		for _, format := range []string{"text", "json", "bwrap", "seatbelt"} {

@@ -30,7 +30,11 @@ func executeAlone(p *policy.Policy, argv []string, rc runConfig) error {
 	} else if err != nil {
 		return sandboxError(err.Error() + "; the command did not run")
 	}
-	bpf, err := compileSeccomp(p, rc)
+	rs, err := landlockPlan(p, rc)
+	if err != nil {
+		return err
+	}
+	bpf, err := compileSeccomp(rc, socketRules(p, rs))
 	if err != nil {
 		return err
 	}

@@ -12,6 +12,9 @@ type Facts struct {
 	Hidden      []string // hidden paths (--hide and the defaults)
 	Protected   []string // protected paths: read-only inside writable roots
 	NetworkDeny bool     // --network deny
+	// UnixDeny: unix sockets made outside the sandbox are out of reach (no
+	// --allow-unix-sockets), in every network mode.
+	UnixDeny bool
 
 	// Cwd is the directory the command started in. A relative path in a
 	// message is resolved against it; without it (or when the message is not

@@ -24,7 +24,9 @@ import (
 //     root, who owns them;
 //   - network: TCP connect and bind handled with no port allowed under
 //     --network deny (the seccomp filter refuses socket() there anyway);
-//   - IPC: signals and abstract unix sockets scoped to the domain.
+//   - IPC: signals and abstract unix sockets scoped to the domain, and
+//     pathname unix sockets made outside it refused (ABI 9), unless
+//     --allow-unix-sockets.
 //
 // What it cannot do is listed by AloneGaps.
 
@@ -49,6 +51,8 @@ type AloneConfig struct {
 	HiddenMissing []string `json:"hideMissing,omitempty"`
 	// NetworkDeny is --network deny.
 	NetworkDeny bool `json:"networkDeny"`
+	// UnixSockets is --allow-unix-sockets.
+	UnixSockets bool `json:"unixSockets"`
 }
 
 // aloneDevices are the entries of /dev the command may open: the device
@@ -166,7 +170,7 @@ func AloneRules(c AloneConfig, abi int, exists func(string) (isDir, ok bool), li
 	if abi < AloneMinABI {
 		return Ruleset{}, &AloneABIError{ABI: max(abi, 0)}
 	}
-	rs := Rules(Config{Mode: ModeRequire, Writable: c.Writable, NetworkDeny: c.NetworkDeny}, abi)
+	rs := Rules(Config{Mode: ModeRequire, Writable: c.Writable, NetworkDeny: c.NetworkDeny, UnixSockets: c.UnixSockets}, abi)
 	rs.Mode = ""
 	reads, err := ReadRules(aloneHidden(c, list), exists, list)
 	if err != nil {
@@ -245,8 +249,8 @@ func AloneGaps() []string {
 			"netlink, unix and the rest); Landlock is a second fence only for TCP connect and bind (ABI 4), pathname unix " +
 			"sockets (ABI 9), UDP (ABI 10) and abstract unix sockets (scoping, ABI 6), so below those ABIs, and for every " +
 			"other family, the filter stands alone; sockets inherited on stdin, stdout or stderr stay usable; under " +
-			"--network allow the command shares the host's network, loopback services and pathname unix sockets such as " +
-			"/run/docker.sock (where their permissions allow) included, while abstract unix sockets and signals stay scoped",
+			"--network allow the command shares the host's network, loopback services included, while unix sockets stay " +
+			"closed as with bubblewrap (Landlock from ABI 9, else the filter refuses socket(AF_UNIX); --allow-unix-sockets opens them)",
 		"no IPC namespace: the host's System V IPC objects (shared memory, semaphores, message queues) are reachable " +
 			"under their permissions (POSIX message queues are not: Landlock grants no access to their file system)",
 		"no new session: the command keeps the caller's controlling terminal (TIOCSTI and TIOCLINUX are refused by the seccomp filter)",

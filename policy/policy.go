@@ -80,6 +80,12 @@ type Policy struct {
 	// Protected paths stay read-only inside writable roots.
 	Protected []Protected `json:"protected"`
 	Network   Network     `json:"network"`
+	// UnixSockets (--allow-unix-sockets) lets the command connect to unix
+	// sockets made outside the sandbox: the host's daemons (docker.sock,
+	// D-Bus, tmux, X11, ssh-agent). Off, in every network mode, only the
+	// command's own sockets are reachable, where the kernel can tell them
+	// apart, and no unix socket at all where it cannot.
+	UnixSockets bool `json:"unixSockets"`
 	// Env is the command's environment, KEY=VALUE.
 	Env []string `json:"-"`
 	// DroppedEnv names (never values) the variables kept from the command.

@@ -53,8 +53,10 @@ type Request struct {
 	Writable []Path
 	Hide     []string
 	Network  string // "" means deny
-	SetEnv   []string
-	PassEnv  []string
+	// UnixSockets is --allow-unix-sockets.
+	UnixSockets bool
+	SetEnv      []string
+	PassEnv     []string
 }
 
 // UsageError is a mistake in what the user asked for; the CLI exits 2.
@@ -82,7 +84,7 @@ func Resolve(req Request, host Host) (*Policy, error) {
 		return nil, err
 	}
 	home := fs.walk(filepath.Clean(host.Home), 0)
-	p := &Policy{Cwd: cwd, Home: home.path, Network: network, trust: t}
+	p := &Policy{Cwd: cwd, Home: home.path, Network: network, UnixSockets: req.UnixSockets, trust: t}
 	var via []linked
 	if p.Hidden, via, err = resolveHidden(req.Hide, host, p.Home, cwd, fs); err != nil {
 		return nil, err

@@ -116,16 +116,9 @@ func renderCases() []renderCase {
 			},
 			protected: append(repoProtected(repo), repoProtected("/repo")...),
 		},
-		{
-			name: "network-allow",
-			policy: &policy.Policy{
-				Cwd: home, Home: home,
-				Writable: roots(home, "/private/tmp"),
-				Hidden:   hidden(home+"/.ssh", home+"/.gnupg"),
-				Network:  policy.NetworkAllow,
-			},
-			protected: homeProtected()[:1],
-		},
+		homeCase("network-allow", policy.NetworkAllow, false),
+		homeCase("unix-sockets", policy.NetworkAllow, true),
+		homeCase("unix-sockets-offline", policy.NetworkDeny, true),
 		{
 			// Written by hand (or resolved on Linux): /tmp, /var and /etc are
 			// not yet under /private.
@@ -158,6 +151,21 @@ func renderCases() []renderCase {
 				Network:  policy.NetworkDeny,
 			},
 		},
+	}
+}
+
+// homeCase is cwd = home with /private/tmp writable and the ssh and gpg
+// folders hidden, under the given network and unix-socket settings.
+func homeCase(name string, network policy.Network, unixSockets bool) renderCase {
+	return renderCase{
+		name: name,
+		policy: &policy.Policy{
+			Cwd: home, Home: home,
+			Writable: roots(home, "/private/tmp"),
+			Hidden:   hidden(home+"/.ssh", home+"/.gnupg"),
+			Network:  network, UnixSockets: unixSockets,
+		},
+		protected: homeProtected()[:1],
 	}
 }
 
