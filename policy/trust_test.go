@@ -146,10 +146,15 @@ func TestCheckInput(t *testing.T) {
 	inCwd := filepath.Join(f.proj, "profile.json")
 	private := filepath.Join(f.home, "profile.json")
 	shared := filepath.Join(privateTmp(t), "profile.json")
-	for _, file := range []string{inCwd, private, shared} {
+	open := filepath.Join(f.base, "open", "profile.json")
+	mustMkdir(t, filepath.Dir(open))
+	if err := os.Chmod(filepath.Dir(open), 0o777); err != nil {
+		t.Fatal(err)
+	}
+	for _, file := range []string{inCwd, private, shared, open} {
 		writeFile(t, file, "{}")
 	}
-	for file, ok := range map[string]bool{inCwd: false, private: true, shared: false} {
+	for file, ok := range map[string]bool{inCwd: false, private: true, shared: false, open: false} {
 		if err := p.CheckInput("--seccomp-profile", file, false); (err == nil) != ok {
 			t.Errorf("CheckInput(%s) = %v, want ok=%v", file, err, ok)
 		}
