@@ -8,6 +8,7 @@ import (
 
 	"github.com/zsandbox/zsandbox/bwrap"
 	"github.com/zsandbox/zsandbox/landlock"
+	"github.com/zsandbox/zsandbox/policy"
 	"github.com/zsandbox/zsandbox/seccomp"
 )
 
@@ -15,8 +16,12 @@ import (
 // reports the facts that explain a failure.
 func hostChecks() []check {
 	var checks []check
-	if bin, err := bwrap.Find(os.Getenv("PATH"), nil); err != nil {
-		checks = append(checks, check{Name: "bwrap", Required: true, Detail: "not found",
+	if bin, err := bwrap.Find(os.Getenv("PATH"), systemBinary); err != nil {
+		detail := "not found"
+		if err != bwrap.ErrNotFound {
+			detail += " (" + err.Error() + ")"
+		}
+		checks = append(checks, check{Name: "bwrap", Required: true, Detail: detail,
 			Fix: "apt-get install bubblewrap (Debian/Ubuntu), dnf install bubblewrap (Fedora)"})
 	} else {
 		checks = append(checks, bwrapCheck(bin), usernsCheck(bin))
@@ -24,8 +29,20 @@ func hostChecks() []check {
 	return append(checks, seccompCheck(), landlockCheck(), apparmorCheck(), containerCheck(), wslCheck())
 }
 
+// systemBinary judges a bwrap found outside a policy (doctor has none)
+// with the same rule exec uses.
+func systemBinary(path string) (string, error) {
+	host, err := hostFacts()
+	if err != nil {
+		return "", err
+	}
+	return policy.SystemBinary(host, path, nil)
+}
+
 func bwrapCheck(bin string) check {
-	out, err := exec.Command(bin, "--version").Output()
+	cmd := exec.Command(bin, "--version")
+	cmd.Env = bwrap.HostEnv(os.Environ())
+	out, err := cmd.Output()
 	if err != nil {
 		return check{Name: "bwrap", Required: true, Detail: bin + " does not run: " + err.Error(), Fix: "reinstall bubblewrap"}
 	}
@@ -34,8 +51,10 @@ func bwrapCheck(bin string) check {
 
 // usernsCheck really builds a sandbox like exec's, running /bin/true.
 func usernsCheck(bin string) check {
-	out, err := exec.Command(bin, "--unshare-all", "--unshare-user", "--disable-userns", "--cap-drop", "ALL",
-		"--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--", "/bin/true").CombinedOutput()
+	cmd := exec.Command(bin, "--unshare-all", "--unshare-user", "--disable-userns", "--cap-drop", "ALL",
+		"--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--", "/bin/true")
+	cmd.Env = bwrap.HostEnv(os.Environ())
+	out, err := cmd.CombinedOutput()
 	if err == nil {
 		return check{Name: "user namespaces", OK: true, Required: true, Detail: "bwrap built a test sandbox"}
 	}
@@ -74,6 +93,10 @@ func landlockCheck() check {
 	case abi < 6:
 		return check{Name: "landlock", Detail: fmt.Sprintf("ABI %d: auto enforces what it can; require needs ABI 6", abi),
 			Fix: "a kernel ≥ 6.12 for signal and abstract-socket scoping"}
+	}
+	if abi < 9 {
+		return check{Name: "landlock", OK: true, Detail: fmt.Sprintf("ABI %d; below ABI 9 the kernel cannot tell the command's own "+
+			"unix sockets from the host's, so socket(AF_UNIX) is refused unless --allow-unix-sockets", abi)}
 	}
 	return check{Name: "landlock", OK: true, Detail: fmt.Sprintf("ABI %d", abi)}
 }

@@ -4,6 +4,8 @@ import (
 	"os"
 	"os/user"
 	"path/filepath"
+	"strconv"
+	"syscall"
 
 	"github.com/urfave/cli/v2"
 
@@ -25,23 +27,49 @@ func execCommand() *cli.Command {
 	}
 }
 
-// hostFacts reads the caller's cwd, home and environment, once.
+// hostFacts reads the caller's cwd, home, ids and environment, once. The
+// cwd is the kernel's (getcwd), never $PWD: a $PWD through a symlink
+// would let a planted link decide the writable roots.
 func hostFacts() (policy.Host, error) {
-	cwd, err := os.Getwd()
+	cwd, err := syscall.Getwd()
 	if err != nil {
 		return policy.Host{}, err
 	}
+	account := accountHome()
 	home := os.Getenv("HOME")
 	if home == "" || !filepath.IsAbs(home) {
-		if u, err := user.Current(); err == nil {
-			home = u.HomeDir
-		}
+		home = account
 	}
 	here, err := os.Stat(".")
 	if err != nil {
 		return policy.Host{}, err
 	}
-	return policy.Host{Cwd: cwd, CwdInfo: here, Home: home, Env: os.Environ()}, nil
+	return policy.Host{Cwd: cwd, CwdInfo: here, Home: home, AccountHome: account, Env: os.Environ(),
+		Uid: os.Geteuid(), Gid: os.Getegid(), Overflow: overflowUID(), Exe: selfExe()}, nil
+}
+
+// selfExe is zsandbox's own binary, symlink-free ("" when unknown).
+var selfExe = func() string {
+	p, err := os.Executable()
+	if err != nil {
+		return ""
+	}
+	if c, err := filepath.EvalSymlinks(p); err == nil {
+		return c
+	}
+	return p
+}
+
+// accountHome is the home directory of the caller's uid in the password
+// database ("" when there is no entry). The static Linux build reads
+// /etc/passwd in Go (osusergo); macOS asks the directory service through
+// libSystem; neither needs cgo. A variable so tests can fix it.
+var accountHome = func() string {
+	u, err := user.LookupId(strconv.Itoa(os.Getuid()))
+	if err != nil || !filepath.IsAbs(u.HomeDir) {
+		return ""
+	}
+	return u.HomeDir
 }
 
 func runExec(c *cli.Context) error {
@@ -53,5 +81,6 @@ func runExec(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	warnUnixSockets(p, rc)
 	return execute(p, argv, rc)
 }

@@ -40,6 +40,14 @@ func explainHost(t *testing.T) (base string) {
 	t.Setenv("TMPDIR", filepath.Join(base, "tmpdir"))
 	t.Setenv("PATH", "/usr/bin:/bin")
 	t.Setenv("GITHUB_TOKEN", "not-printed")
+	// A secret under an innocent name, and a store moved by a variable.
+	t.Setenv("DATABASE_URL", "postgres://app:not-printed@db/app")
+	t.Setenv("GNUPGHOME", filepath.Join(base, "gpg"))
+	// The account's home from the password database is the machine's
+	// (/root for root): fix it to $HOME so the files do not depend on it.
+	saved := accountHome
+	accountHome = func() string { return filepath.Join(base, "home") }
+	t.Cleanup(func() { accountHome = saved })
 	t.Setenv("LANG", "C")
 	return base
 }
@@ -60,12 +68,17 @@ func TestExplainGolden(t *testing.T) {
 			os.Setenv(k, v)
 		}
 	}()
+	// The test binary lives under /tmp, a writable root: it would be
+	// protected (as zsandbox's own binary) under a random name.
+	defer func(f func() string) { selfExe = f }(selfExe)
+	selfExe = func() string { return "" }
 	base := explainHost(t)
 	home, proj := filepath.Join(base, "home"), filepath.Join(base, "home", "proj")
 	policies := map[string][]string{
 		"default":  {"--cwd", proj},
 		"cwd-home": {"--cwd", home},
 		"allow":    {"--cwd", proj, "--network", "allow", "--writable", "~/extra", "--hide", ".env", "--pass-env", "GITHUB_TOKEN"},
+		"unix":     {"--cwd", proj, "--network", "allow", "--allow-unix-sockets"},
 	}
 	for name, flags := range policies {
 		for _, format := range []string{"text", "json", "bwrap", "seatbelt"} {
@@ -76,6 +89,9 @@ func TestExplainGolden(t *testing.T) {
 				t.Fatalf("explain %s %s: exit %d: %s", name, format, code, errb.String())
 			}
 			got := strings.ReplaceAll(out.String(), base, "$BASE")
+			if strings.Contains(got, "not-printed") {
+				t.Errorf("explain(%s, %s) printed a credential value", name, format)
+			}
 			golden := filepath.Join("testdata", "explain", name+"."+format)
 			if *update {
 				os.WriteFile(golden, []byte(got), 0o644)

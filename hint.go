@@ -29,7 +29,7 @@ func newOutputs(p *policy.Policy, hints bool) outputs {
 	}
 	o.facts = denymsg.Facts{
 		Writable: p.WritablePaths(), Hidden: existingHidden(p), Protected: p.ProtectedPaths(),
-		Purpose: protectedPurposes(p), NetworkDeny: p.Network == policy.NetworkDeny, Cwd: p.Cwd,
+		Purpose: protectedPurposes(p), NetworkDeny: p.Network == policy.NetworkDeny, UnixDeny: !p.UnixSockets, Cwd: p.Cwd,
 	}
 	o.rec = denymsg.New(o.facts)
 	if sameFile(os.Stdout, os.Stderr) && !isTerminal(os.Stdout) {

@@ -22,10 +22,11 @@ func policyFlags() []cli.Flag {
 		&cli.StringSliceFlag{Name: "hide", Usage: "also hide `PATH` from the command (repeatable; env ZSANDBOX_HIDE, \":\"-separated)"},
 		&cli.StringSliceFlag{Name: "protect", Usage: "also keep `PATH` read-only inside the writable roots, even if it does not exist (repeatable; env ZSANDBOX_PROTECT, \":\"-separated); --writable PATH still wins"},
 		&cli.StringFlag{Name: "network", Usage: "`allow` or deny network access (default: deny)", EnvVars: []string{"ZSANDBOX_NETWORK"}},
+		&cli.BoolFlag{Name: "allow-unix-sockets", Usage: "let the command connect to the host's unix sockets: its daemons (docker.sock, D-Bus, tmux, X11, ssh-agent) become reachable; off by default in every network mode", EnvVars: []string{"ZSANDBOX_ALLOW_UNIX_SOCKETS"}},
 		&cli.StringSliceFlag{Name: "env", Usage: "set `KEY=VALUE` in the command's environment (repeatable)"},
 		&cli.StringSliceFlag{Name: "pass-env", Usage: "pass variable `NAME` even if it looks like a credential (repeatable; env ZSANDBOX_PASS_ENV, \",\"-separated)"},
 		&cli.StringFlag{Name: "backend", Usage: "`auto` (bwrap on Linux, seatbelt on macOS), bwrap, landlock (Linux without namespaces: weaker, see explain) or seatbelt", EnvVars: []string{"ZSANDBOX_BACKEND"}},
-		&cli.BoolFlag{Name: "no-warning", Usage: "do not print the warning line of --backend landlock", EnvVars: []string{"ZSANDBOX_NO_WARNING"}},
+		&cli.BoolFlag{Name: "no-warning", Usage: "do not print the warning lines of --backend landlock and --allow-unix-sockets", EnvVars: []string{"ZSANDBOX_NO_WARNING"}},
 		&cli.StringFlag{Name: "landlock", Usage: "`auto` adds Landlock as a second fence when the kernel has it; require refuses to run without it; off", EnvVars: []string{"ZSANDBOX_LANDLOCK"}},
 		&cli.StringFlag{Name: "seccomp-profile", Usage: "replace the built-in seccomp base list with the OCI/Docker profile in `FILE` (--network deny additions still apply)", EnvVars: []string{"ZSANDBOX_SECCOMP_PROFILE"}},
 		&cli.StringFlag{Name: "hint", Usage: "`auto` prints one hint line when the sandbox refused something; off stays silent", EnvVars: []string{"ZSANDBOX_HINT"}},
@@ -39,6 +40,7 @@ type runConfig struct {
 	warn           bool   // print the Landlock-only backend's warning line
 	hints          bool
 	landlock       landlock.Mode
+	landlockABI    int    // the kernel's Landlock ABI, probed once: what the fence is planned for
 	seccompProfile string // a user profile file; "" for the built-in one
 }
 
@@ -57,7 +59,24 @@ func resolve(c *cli.Context) (*policy.Policy, runConfig, error) {
 		return nil, rc, err
 	}
 	p, err := policy.Resolve(request(c, host, set), host)
-	return p, rc, err
+	if err != nil {
+		return nil, rc, err
+	}
+	return p, rc, checkInputs(p, c, set, rc)
+}
+
+// checkInputs refuses the files zsandbox read (settings) or will read
+// (a seccomp profile) and obeys when a sandboxed command could have
+// written them. The default settings file may lie in a writable root
+// (cwd = $HOME): every run hides it and protects it from creation.
+func checkInputs(p *policy.Policy, c *cli.Context, set policy.Settings, rc runConfig) error {
+	if err := p.CheckInput("the settings file", set.Path, c.String("settings") == ""); err != nil {
+		return err
+	}
+	if rc.seccompProfile != "" {
+		return p.CheckInput("the seccomp profile", rc.seccompProfile, false)
+	}
+	return nil
 }
 
 func runSettings(c *cli.Context, set policy.Settings, host policy.Host) (runConfig, error) {
@@ -79,6 +98,7 @@ func runSettings(c *cli.Context, set policy.Settings, host policy.Host) (runConf
 		return rc, usageErrorf("%v", err)
 	}
 	rc.landlock = mode
+	rc.landlockABI = landlock.ABI()
 	if f := pick(c, "seccomp-profile", set.SeccompProfile); f != "" {
 		if rc.seccompProfile, err = policy.Expand(f, host.Home, host.Cwd); err != nil {
 			return rc, usageErrorf("--seccomp-profile: %v", err)
@@ -95,11 +115,12 @@ func loadSettings(c *cli.Context, host policy.Host) (policy.Settings, error) {
 // request merges settings, environment variables and flags.
 func request(c *cli.Context, host policy.Host, set policy.Settings) policy.Request {
 	req := policy.Request{
-		Cwd:     c.String("cwd"),
-		Network: pick(c, "network", set.Network),
-		Hide:    concat(set.Hide, splitList(host.Getenv("ZSANDBOX_HIDE"), ":"), c.StringSlice("hide")),
-		SetEnv:  concat(set.Env, c.StringSlice("env")),
-		PassEnv: concat(set.PassEnv, splitList(host.Getenv("ZSANDBOX_PASS_ENV"), ","), c.StringSlice("pass-env")),
+		Cwd:         c.String("cwd"),
+		Network:     pick(c, "network", set.Network),
+		UnixSockets: pickBool(c, "allow-unix-sockets", set.AllowUnixSockets),
+		Hide:        concat(set.Hide, splitList(host.Getenv("ZSANDBOX_HIDE"), ":"), c.StringSlice("hide")),
+		SetEnv:      concat(set.Env, c.StringSlice("env")),
+		PassEnv:     concat(set.PassEnv, splitList(host.Getenv("ZSANDBOX_PASS_ENV"), ","), c.StringSlice("pass-env")),
 	}
 	// The settings file is hidden, so no command can widen its next
 	// sandbox: the one in use and the default one a later run would read.
@@ -128,6 +149,14 @@ func pick(c *cli.Context, flag, setting string) string {
 		return c.String(flag)
 	}
 	return setting
+}
+
+// pickBool is pick for a boolean flag; a setting the file leaves out is false.
+func pickBool(c *cli.Context, flag string, setting *bool) bool {
+	if c.IsSet(flag) || setting == nil {
+		return c.Bool(flag)
+	}
+	return *setting
 }
 
 func concat(lists ...[]string) []string {

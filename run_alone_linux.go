@@ -20,6 +20,9 @@ func executeAlone(p *policy.Policy, argv []string, rc runConfig) error {
 		return sandboxError("--backend landlock refuses to run as root: Landlock does not fence chmod or reads of root-owned files, so root would keep owner rights over the whole system; the command did not run",
 			"run zsandbox as an unprivileged user (for example: setpriv --reuid=USER --regid=USER --init-groups zsandbox exec ...), or use the bwrap backend")
 	}
+	if err := aloneSelf(p); err != nil {
+		return err
+	}
 	cfg := aloneConfig(p)
 	var ae *landlock.AloneError
 	if err := landlock.CheckAlone(cfg); errors.As(err, &ae) {
@@ -27,7 +30,11 @@ func executeAlone(p *policy.Policy, argv []string, rc runConfig) error {
 	} else if err != nil {
 		return sandboxError(err.Error() + "; the command did not run")
 	}
-	bpf, err := compileSeccomp(p, rc)
+	rs, err := landlockPlan(p, rc)
+	if err != nil {
+		return err
+	}
+	bpf, err := compileSeccomp(rc, socketRules(p, rs))
 	if err != nil {
 		return err
 	}

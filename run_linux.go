@@ -21,27 +21,31 @@ func execute(p *policy.Policy, argv []string, rc runConfig) error {
 	case "seatbelt":
 		return sandboxError("--backend seatbelt: sandbox-exec exists only on macOS; the command did not run")
 	}
-	bin, err := bwrap.Find(os.Getenv("PATH"), p.WritablePaths())
+	bin, err := bwrap.Find(os.Getenv("PATH"), p.SystemBinary)
 	if err != nil {
 		return sandboxError(err.Error(),
 			"install it: apt-get install bubblewrap (Debian/Ubuntu), dnf install bubblewrap (Fedora), pacman -S bubblewrap (Arch)", aloneHint)
 	}
-	if err := checkLandlock(p, rc); err != nil {
+	rs, err := landlockPlan(p, rc)
+	if err != nil {
 		return err
 	}
-	if rc.landlock == landlock.ModeOff {
+	if err := checkLandlock(p, rc, rs); err != nil {
+		return err
+	}
+	if rs.Status != landlock.StatusEnforced {
 		// The stage 2 reports a missing command itself; without it, look
 		// the command up here so it gets 127 and a message, not bwrap's 1.
 		if _, err := bwrap.LookPath(argv[0], envValue(p.Env, "PATH"), p.Cwd); err != nil {
 			return sandboxError(fmt.Sprintf("%s: command not found", argv[0]))
 		}
 	}
-	filter, err := seccompFD(p, rc)
+	filter, err := seccompFD(rc, socketRules(p, rs))
 	if err != nil {
 		return err
 	}
 	defer filter.Close()
-	exe, err := openSelf(rc)
+	exe, err := openSelf(rs)
 	if err != nil {
 		return err
 	}
@@ -52,21 +56,26 @@ func execute(p *policy.Policy, argv []string, rc runConfig) error {
 		return sandboxError(err.Error() + "; the command did not run")
 	}
 	ph, err := bwrap.MakePlaceholders(p.Protected)
+	var intr *bwrap.InterruptedError
+	if errors.As(err, &intr) {
+		return &exitError{code: 128 + int(intr.Signal), msg: err.Error() + "; the command did not run"}
+	}
 	if err != nil {
 		return sandboxError(err.Error() + "; the command did not run")
 	}
 	defer ph.Done()
-	return runBwrap(bin, p, rc, argv, filter, exe, ph)
+	return runBwrap(bin, p, rc, sandboxCommand(p, rc, rs, argv), filter, exe, ph)
 }
 
-func runBwrap(bin string, p *policy.Policy, rc runConfig, argv []string, filter, exe *os.File, ph *bwrap.Placeholders) error {
-	plan := bwrap.Args(p, sandboxCommand(p, rc, argv), execOptions())
+// runBwrap runs command (the user's, or the stage 2 in front of it).
+func runBwrap(bin string, p *policy.Policy, rc runConfig, command []string, filter, exe *os.File, ph *bwrap.Placeholders) error {
+	plan := bwrap.Args(p, command, execOptions())
 	if n := len(plan.Args) + len(plan.Command) + 4; n > bwrap.MaxArgs {
 		return usageErrorf("the policy needs %d bwrap arguments, more than bubblewrap accepts (%d): use fewer --writable/--hide paths (for example a common parent)", n, bwrap.MaxArgs)
 	}
 	out := newOutputs(p, rc.hints)
 	code, err := bwrap.Exec(bwrap.Run{
-		Bwrap: bin, Plan: plan, Env: p.Env, Seccomp: filter, Exe: exe,
+		Bwrap: bin, Plan: plan, Env: bwrap.HostEnv(p.Env), Seccomp: filter, Exe: exe,
 		Stdin: os.Stdin, Stdout: out.stdout, Stderr: out.stderr,
 		Started: ph.Started,
 	})
@@ -81,19 +90,26 @@ func runBwrap(bin string, p *policy.Policy, rc runConfig, argv []string, filter,
 	return commandStatus(code)
 }
 
-// checkLandlock refuses --landlock require on a kernel that cannot meet
-// it, before anything starts.
-func checkLandlock(p *policy.Policy, rc runConfig) error {
+// checkLandlock refuses a plan whose fence cannot be applied, before
+// anything starts: --landlock require on a kernel that cannot meet it, or a
+// seccomp profile that would keep the stage 2 from applying it.
+func checkLandlock(p *policy.Policy, rc runConfig, rs landlock.Ruleset) error {
+	if rs.Status != landlock.StatusRefused {
+		return nil
+	}
+	if rs.Reason != "" {
+		return sandboxError(rs.Reason+"; the command did not run", landlock.SeccompHint)
+	}
 	var re *landlock.RequireError
-	if err := landlock.Check(landlockConfig(p, rc), landlock.ABI()); errors.As(err, &re) {
+	if err := landlock.Check(landlockConfig(p, rc), rs.ABI); errors.As(err, &re) {
 		return sandboxError(re.Error()+"; the command did not run", re.Hint())
 	}
-	return nil
+	return sandboxError("landlock: refused; the command did not run")
 }
 
 // seccompFD compiles the filter into a sealed memfd for bwrap --seccomp.
-func seccompFD(p *policy.Policy, rc runConfig) (*os.File, error) {
-	bpf, err := compileSeccomp(p, rc)
+func seccompFD(rc runConfig, s seccomp.Sockets) (*os.File, error) {
+	bpf, err := compileSeccomp(rc, s)
 	if err != nil {
 		return nil, err
 	}
@@ -106,8 +122,8 @@ func seccompFD(p *policy.Policy, rc runConfig) (*os.File, error) {
 
 // openSelf opens zsandbox's own binary for the stage 2, which bwrap runs
 // as /proc/self/fd/ExeFD: no path inside the sandbox is needed.
-func openSelf(rc runConfig) (*os.File, error) {
-	if rc.landlock == landlock.ModeOff {
+func openSelf(rs landlock.Ruleset) (*os.File, error) {
+	if rs.Status != landlock.StatusEnforced {
 		return nil, nil
 	}
 	f, err := os.Open("/proc/self/exe")

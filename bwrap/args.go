@@ -96,6 +96,9 @@ func Args(p *policy.Policy, argv []string, o Options) Plan {
 	for _, h := range p.Hidden {
 		b.mask(h)
 	}
+	// bwrap itself runs without the loader variables (HostEnv): the
+	// command gets them here.
+	b.add(loaderEnv(p.Env)...)
 	b.add("--chdir", p.Cwd)
 	if o.Seccomp {
 		b.add("--seccomp", itoa(SeccompFD))

@@ -2,11 +2,10 @@ package bwrap
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
-
-	"github.com/zsandbox/zsandbox/policy"
 )
 
 // SystemPath is where distributions install bubblewrap.
@@ -16,24 +15,33 @@ const SystemPath = "/usr/bin/bwrap"
 var ErrNotFound = errors.New("bubblewrap (bwrap) is not installed")
 
 // Find returns the bwrap binary to run: SystemPath first, then the PATH
-// entries that the sandboxed command cannot write. A bwrap planted in cwd or
-// any writable root would run outside the sandbox with the caller's rights,
-// so such directories are never searched, nor are relative PATH entries.
-func Find(pathEnv string, writable []string) (string, error) {
-	if isExecutable(SystemPath) {
-		return SystemPath, nil
-	}
-	for _, dir := range filepath.SplitList(pathEnv) {
+// entries. bwrap runs outside the sandbox with the caller's rights, so a
+// candidate counts only when trusted(path) returns its real path: the file
+// and everything above it root's alone, outside every writable root, $HOME
+// and the shared roots (policy.SystemBinary). A bwrap a sandboxed command
+// planted in ~/bin, in cwd or in any earlier run's writable root is never
+// run; relative PATH entries are never searched.
+func Find(pathEnv string, trusted func(path string) (string, error)) (string, error) {
+	dirs := append([]string{filepath.Dir(SystemPath)}, filepath.SplitList(pathEnv)...)
+	var refused error
+	for _, dir := range dirs {
 		if !filepath.IsAbs(dir) {
 			continue
 		}
-		dir = policy.CanonicalLoose(filepath.Clean(dir))
-		if policy.WithinAny(dir, writable) {
+		c := filepath.Join(dir, "bwrap")
+		if !isExecutable(c) {
 			continue
 		}
-		if c := filepath.Join(dir, "bwrap"); isExecutable(c) {
-			return c, nil
+		real, err := trusted(c)
+		if err == nil {
+			return real, nil
 		}
+		if refused == nil {
+			refused = fmt.Errorf("%w (not run: %v)", ErrNotFound, err)
+		}
+	}
+	if refused != nil {
+		return "", refused
 	}
 	return "", ErrNotFound
 }

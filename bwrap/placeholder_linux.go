@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -42,8 +43,15 @@ type Placeholders struct {
 }
 
 // MakePlaceholders creates what the protected paths need and starts the
-// guard. It returns nil when nothing was needed.
+// guard. It returns nil when nothing was needed. Nothing it made outlives
+// a failure: what was made is handed to a guard and removed at once. The
+// forwarded signals are held while it works (before the guard runs, dying
+// would leave placeholders behind); one that came is an *InterruptedError,
+// after the clean-up.
 func MakePlaceholders(prot []policy.Protected) (*Placeholders, error) {
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, forwarded...)
+	defer signal.Stop(sigs)
 	ph := &Placeholders{}
 	for _, pr := range prot {
 		if err := ph.ensure(pr); err != nil {
@@ -52,13 +60,53 @@ func MakePlaceholders(prot []policy.Protected) (*Placeholders, error) {
 		}
 	}
 	if len(ph.entries) == 0 {
-		return nil, nil
+		return nil, interrupted(sigs)
 	}
 	if err := ph.startGuard(); err != nil {
-		ph.release()
+		ph.undo()
+		return nil, err
+	}
+	if err := interrupted(sigs); err != nil {
+		ph.Done()
 		return nil, err
 	}
 	return ph, nil
+}
+
+// InterruptedError is a forwarded signal that came while the run was
+// being set up: the command did not run.
+type InterruptedError struct{ Signal syscall.Signal }
+
+func (e *InterruptedError) Error() string {
+	return fmt.Sprintf("interrupted (%v) before the command started", e.Signal)
+}
+
+func interrupted(sigs chan os.Signal) error {
+	select {
+	case s := <-sigs:
+		return &InterruptedError{Signal: s.(syscall.Signal)}
+	default:
+		return nil
+	}
+}
+
+// undo removes what this run made when it will not start, the way a run
+// ends: through a guard, which knows how to leave other runs' shared
+// placeholders alone. Only if no guard can start is anything left, and
+// then it is named.
+func (ph *Placeholders) undo() {
+	if len(ph.entries) == 0 {
+		return
+	}
+	if err := ph.startGuard(); err == nil {
+		ph.Done()
+		return
+	}
+	ph.release()
+	for _, e := range ph.entries {
+		_, path, _ := strings.Cut(e, ":")
+		warnLeft(path, errors.New("the placeholder guard could not start"))
+	}
 }
 
 func (ph *Placeholders) ensure(pr policy.Protected) error {
@@ -68,38 +116,47 @@ func (ph *Placeholders) ensure(pr policy.Protected) error {
 		}
 		return nil
 	}
-	if err := ph.mkdirs(pr.Root, filepath.Dir(pr.Path)); err != nil {
+	dir, err := ph.mkdirs(pr.Root, filepath.Dir(pr.Path))
+	if err != nil {
 		return err
 	}
-	f, err := createPlaceholder(pr)
+	defer dir.Close()
+	f, err := createPlaceholder(dir, pr)
 	if errors.Is(err, os.ErrExist) {
 		return ph.share(pr.Path)
 	}
 	if err != nil {
 		return err
 	}
-	ph.entries = append(ph.entries, "f:"+pr.Path)
-	return ph.lock(f, pr.Path)
+	var st unix.Stat_t
+	unix.Fstat(int(f.Fd()), &st)
+	if err := ph.lock(f, pr.Path); err != nil {
+		unlinkSame(pr.Path, st) // ours, made a moment ago
+		return err
+	}
+	return nil
 }
 
 // createPlaceholder makes the placeholder whole (read-only, stamped; an
 // empty directory for a directory entry, else a file holding pr.Content)
-// under a temporary name and renames it into place without replacing
-// anything: no other run can see a half-made one and take it for a real
-// file.
-func createPlaceholder(pr policy.Protected) (*os.File, error) {
-	tmp := fmt.Sprintf("%s.zsandbox-%d", pr.Path, os.Getpid())
-	f, err := makeTemp(tmp, pr)
+// under a temporary name in dir (the parent, open) and renames it into
+// place without replacing anything: no other run can see a half-made one
+// and take it for a real file.
+func createPlaceholder(dir *os.File, pr policy.Protected) (*os.File, error) {
+	d, base := int(dir.Fd()), filepath.Base(pr.Path)
+	tmp := fmt.Sprintf("%s.zsandbox-%d", base, os.Getpid())
+	f, err := makeTemp(d, tmp, pr)
 	if err != nil {
 		return nil, err
 	}
-	err = os.Chtimes(tmp, policy.PlaceholderTime, policy.PlaceholderTime)
+	epoch := unix.NsecToTimespec(policy.PlaceholderTime.UnixNano())
+	err = unix.UtimesNanoAt(d, tmp, []unix.Timespec{epoch, epoch}, unix.AT_SYMLINK_NOFOLLOW)
 	if err == nil {
-		err = unix.Renameat2(unix.AT_FDCWD, tmp, unix.AT_FDCWD, pr.Path, unix.RENAME_NOREPLACE)
+		err = unix.Renameat2(d, tmp, d, base, unix.RENAME_NOREPLACE)
 	}
 	if err != nil {
 		f.Close()
-		os.Remove(tmp)
+		removeTemp(d, tmp, pr.IsDir)
 		if errors.Is(err, unix.EEXIST) {
 			return nil, os.ErrExist
 		}
@@ -108,72 +165,100 @@ func createPlaceholder(pr policy.Protected) (*os.File, error) {
 	return f, nil
 }
 
-// makeTemp creates the placeholder's content under the name tmp and
-// returns it open (the lock is taken on it).
-func makeTemp(tmp string, pr policy.Protected) (*os.File, error) {
-	var f *os.File
+// makeTemp creates the placeholder under the name tmp in the directory d
+// and returns it open (the lock is taken on it).
+func makeTemp(d int, tmp string, pr policy.Protected) (*os.File, error) {
+	var fd int
 	var err error
 	if pr.IsDir {
-		if err = unix.Mkdir(tmp, 0o555); err != nil {
-			return nil, err
+		if err = unix.Mkdirat(d, tmp, 0o555); err == nil {
+			fd, err = unix.Openat(d, tmp, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
 		}
-		f, err = openExact(tmp, unix.O_RDONLY|unix.O_DIRECTORY)
 	} else {
-		f, err = os.OpenFile(tmp, os.O_RDWR|os.O_CREATE|os.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o444)
+		fd, err = unix.Openat(d, tmp, unix.O_RDWR|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o444)
 		if err == nil && pr.Content != "" {
-			_, err = f.WriteString(pr.Content)
+			_, err = unix.Write(fd, []byte(pr.Content))
 		}
 	}
 	if err == nil {
-		err = markMode(f, pr.IsDir)
+		err = markMode(fd, pr.IsDir)
 	}
 	if err != nil {
-		if f != nil {
-			f.Close()
+		if fd > 0 {
+			unix.Close(fd)
 		}
-		os.Remove(tmp)
+		removeTemp(d, tmp, pr.IsDir)
 		return nil, err
 	}
-	return f, nil
+	return os.NewFile(uintptr(fd), pr.Path), nil
+}
+
+func removeTemp(d int, tmp string, dir bool) {
+	if dir {
+		unix.Unlinkat(d, tmp, unix.AT_REMOVEDIR)
+		return
+	}
+	unix.Unlinkat(d, tmp, 0)
 }
 
 // markMode gives a new placeholder its mode (0555 or 0444, part of the
 // mark) when the umask took bits away; with the usual umask it is right
 // already and costs no extra write to the file system.
-func markMode(f *os.File, dir bool) error {
+func markMode(fd int, dir bool) error {
 	want := uint32(0o444)
 	if dir {
 		want = 0o555
 	}
 	var st unix.Stat_t
-	if err := unix.Fstat(int(f.Fd()), &st); err != nil {
+	if err := unix.Fstat(fd, &st); err != nil {
 		return err
 	}
 	if st.Mode&0o7777 == want {
 		return nil
 	}
-	return unix.Fchmod(int(f.Fd()), want)
+	return unix.Fchmod(fd, want)
 }
 
-// mkdirs creates the missing directories from root down to dir.
-func (ph *Placeholders) mkdirs(root, dir string) error {
-	rel := strings.Trim(strings.TrimPrefix(dir, root), "/")
+// mkdirs creates the missing directories from root down to dir and
+// returns dir, open. Each step is taken from the directory above, with
+// no symlink followed: a concurrent sandboxed command that swaps a
+// directory on the way for a symlink cannot make zsandbox, with the
+// caller's rights, create anything outside the root.
+func (ph *Placeholders) mkdirs(root, dir string) (*os.File, error) {
+	d, err := openExact(root, unix.O_RDONLY|unix.O_DIRECTORY)
+	if err != nil {
+		return nil, err
+	}
 	cur := root
-	for _, part := range strings.Split(rel, "/") {
+	for _, part := range strings.Split(strings.Trim(strings.TrimPrefix(dir, root), "/"), "/") {
 		if part == "" {
 			continue
 		}
 		cur = filepath.Join(cur, part)
-		err := unix.Mkdir(cur, 0o755)
+		err := unix.Mkdirat(int(d.Fd()), part, 0o755)
 		if err == nil {
 			ph.entries = append(ph.entries, "d:"+cur)
-			continue
 		}
-		if fi, lerr := os.Lstat(cur); err != unix.EEXIST || lerr != nil || !fi.IsDir() {
-			return fmt.Errorf("%q is not a directory", cur)
+		next, oerr := openBeneath(d, part)
+		d.Close()
+		if (err != nil && err != unix.EEXIST) || oerr != nil {
+			return nil, fmt.Errorf("%q is not a directory", cur)
 		}
+		d = next
 	}
-	return nil
+	return d, nil
+}
+
+// openBeneath opens the directory name in d, following no symlink.
+func openBeneath(d *os.File, name string) (*os.File, error) {
+	fd, err := unix.Openat2(int(d.Fd()), name, &unix.OpenHow{
+		Flags:   unix.O_RDONLY | unix.O_DIRECTORY | unix.O_CLOEXEC,
+		Resolve: unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_MAGICLINKS | unix.RESOLVE_BENEATH,
+	})
+	if err != nil {
+		return nil, err
+	}
+	return os.NewFile(uintptr(fd), name), nil
 }
 
 // share joins a placeholder another run made.
@@ -182,12 +267,13 @@ func (ph *Placeholders) share(path string) error {
 	if err != nil {
 		return err
 	}
-	ph.entries = append(ph.entries, "f:"+path)
 	return ph.lock(f, path)
 }
 
-// lock takes a shared flock and checks that path still names the file
-// (a run that was finishing may have removed it in between).
+// lock takes a shared flock, checks that path still names the file (a
+// run that was finishing may have removed it in between) and records the
+// entry: entries and locks stay in step, the guard numbers the locks by
+// the entries.
 func (ph *Placeholders) lock(f *os.File, path string) error {
 	if err := unix.Flock(int(f.Fd()), unix.LOCK_SH); err != nil {
 		f.Close()
@@ -199,6 +285,7 @@ func (ph *Placeholders) lock(f *os.File, path string) error {
 		return fmt.Errorf("placeholder %q changed while starting; retry", path)
 	}
 	ph.locks = append(ph.locks, f)
+	ph.entries = append(ph.entries, "f:"+path)
 	return nil
 }
 
@@ -257,16 +344,6 @@ func (ph *Placeholders) Done() {
 	ph.done.Close()
 }
 
-// undo removes what a failed MakePlaceholders made so far, the way the
-// guard would after a run, so nothing is left on the host.
-func (ph *Placeholders) undo() {
-	if len(ph.entries) > 0 && ph.startGuard() == nil {
-		ph.Done()
-		return
-	}
-	ph.release()
-}
-
 func (ph *Placeholders) release() {
 	for _, f := range ph.locks {
 		f.Close()
@@ -314,8 +391,9 @@ func Guard(entries []string) {
 // in a directory this run made, removes them and the directory. A
 // directory holding anything else (the command's files) is left alone. A
 // run that is starting may be making a placeholder there right now (under
-// a temporary name, see createPlaceholder): that is waited for and drained
-// too, or the directory would be left behind.
+// a temporary name, see createPlaceholder), and another run may remove
+// one meanwhile: both are looked at again, or the directory would be
+// left behind.
 func drainShared(dir string) {
 	for tries := 0; tries < 500; tries++ {
 		ents, err := os.ReadDir(dir)
@@ -330,7 +408,7 @@ func drainShared(dir string) {
 			case isPlaceholder(p):
 				drainOne(p)
 			case gone != nil || isTempName(e.Name()):
-				busy = true // removed by another run meanwhile, or being made: look again
+				busy = true
 			default:
 				return
 			}

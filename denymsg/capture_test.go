@@ -39,7 +39,8 @@ func captureFacts(c capture) Facts {
 		Writable:    []string{"/home/u/proj", "/tmp", "/var/tmp"},
 		Hidden:      []string{"/home/u/.ssh", "/home/u/.aws", "/home/u/.netrc", "/home/u/proj/secrets"},
 		Protected:   []string{"/home/u/proj/.git/hooks", "/home/u/proj/.git/config"},
-		NetworkDeny: c.sandbox != "allow",
+		NetworkDeny: c.sandbox != "allow" && c.sandbox != "unix-allow",
+		UnixDeny:    strings.HasPrefix(c.sandbox, "unix-"),
 		Cwd:         "/home/u/proj",
 	}
 }

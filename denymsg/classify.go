@@ -14,9 +14,10 @@ const (
 	KindHidden                    // a read or write of a hidden path
 	KindNetwork                   // a connection or name lookup refused under --network deny
 	KindSeccomp                   // a process killed by the system-call filter (SIGSYS)
+	KindUnix                      // a unix socket refused (no --allow-unix-sockets)
 )
 
-var kindNames = [...]string{"", "write", "protected", "hidden", "network", "seccomp"}
+var kindNames = [...]string{"", "write", "protected", "hidden", "network", "seccomp", "unix"}
 
 func (k Kind) String() string {
 	if int(k) < len(kindNames) && k != 0 {
@@ -92,8 +93,11 @@ var signatures = []signature{
 }
 
 // netWords mark a permission error as a refused socket rather than a path.
+// "connect: " and "dial unix" are how Go reports a connect(2) that
+// Landlock refused (ABI 9 pathname sockets: EACCES; abstract scoping:
+// EPERM).
 var netWords = [][]byte{
-	[]byte("socket: "), []byte("socket("), []byte("dial tcp"), []byte("dial udp"),
+	[]byte("socket: "), []byte("socket("), []byte("dial tcp"), []byte("dial udp"), []byte("dial unix"), []byte("connect: "),
 	[]byte("connect to "), []byte("connecting to "), []byte("onnection to "),
 }
 
@@ -109,7 +113,7 @@ func Classify(line []byte, f Facts) (Finding, bool) {
 	case classSeccomp:
 		return Finding{Kind: KindSeccomp}, true
 	case classNetwork:
-		return network(f)
+		return network(line, bytes.Contains([]byte(sig.text), []byte(" E")), f)
 	}
 	j := i + len(sig.text)
 	i = wordStart(line, i)
@@ -120,7 +124,7 @@ func Classify(line []byte, f Facts) (Finding, bool) {
 		return Finding{}, false
 	}
 	if (sig.class == classAccess || sig.class == classPerm) && netContext(line, j) {
-		return network(f)
+		return network(line, true, f)
 	}
 	raw, _ := pathNear(line, i, j)
 	return place(sig.class, raw, isRead(line), f)
@@ -152,11 +156,36 @@ func wordStart(line []byte, i int) int {
 
 func isLetter(c byte) bool { return c|0x20 >= 'a' && c|0x20 <= 'z' }
 
-func network(f Facts) (Finding, bool) {
-	if !f.NetworkDeny {
-		return Finding{}, false
+// network places a refused connection: a unix socket when the line names
+// one, or when it is a permission error (perm) on a socket while only unix
+// sockets are refused (under --network allow the filter refuses nothing
+// else); else the network.
+func network(line []byte, perm bool, f Facts) (Finding, bool) {
+	switch {
+	case f.UnixDeny && (unixContext(line) || perm && !f.NetworkDeny):
+		return Finding{Kind: KindUnix}, true
+	case f.NetworkDeny:
+		return Finding{Kind: KindNetwork}, true
 	}
-	return Finding{Kind: KindNetwork}, true
+	return Finding{}, false
+}
+
+// unixWords mark a refused connection as one to a unix socket: the word,
+// a socket file, a path after a connect, or a daemon reached by one.
+var unixWords = [][]byte{
+	[]byte("unix"), []byte("Unix"), []byte("UNIX"), []byte(".sock"), []byte("socket at "),
+	[]byte("connecting to /"), []byte("connect to /"), []byte("EPERM /"), []byte("EACCES /"),
+	[]byte(`socket "/`), []byte(" to agent"), []byte(" to bus"), []byte("D-Bus"), []byte("dbus"), []byte("tmux"),
+	[]byte("ocker daemon"),
+}
+
+func unixContext(line []byte) bool {
+	for _, w := range unixWords {
+		if bytes.Contains(line, w) {
+			return true
+		}
+	}
+	return false
 }
 
 // sshAuth reports an ssh authentication failure ("Permission denied

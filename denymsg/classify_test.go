@@ -184,3 +184,33 @@ func TestSignaturesFeedThePrefilter(t *testing.T) {
 		}
 	}
 }
+
+// TestClassifyUnix: a refused unix socket is its own kind, where Landlock
+// refuses the connect (EACCES, EPERM) as where seccomp refuses the socket;
+// under --network deny a bare socket error stays the network's.
+func TestClassifyUnix(t *testing.T) {
+	allow := Facts{UnixDeny: true, Cwd: "/home/u/proj", Writable: []string{"/home/u/proj"}}
+	deny := allow
+	deny.NetworkDeny = true
+	tests := []struct {
+		line string
+		f    Facts
+		want Kind
+	}{
+		{"dial unix /run/docker.sock: connect: permission denied", allow, KindUnix},
+		{"dial unix @/tmp/dbus-x: connect: operation not permitted", deny, KindUnix},
+		{"error connecting to /tmp/tmux-0/default (Permission denied)", allow, KindUnix},
+		{"PermissionError: [Errno 1] Operation not permitted", allow, KindUnix},
+		{"PermissionError: [Errno 1] Operation not permitted", deny, KindNetwork},
+		{"cp: cannot create regular file '/etc/x.sock': Read-only file system", allow, KindWrite},
+	}
+	for _, tt := range tests {
+		got, ok := Classify([]byte(tt.line), tt.f)
+		if !ok || got.Kind != tt.want {
+			t.Errorf("Classify(%q) = %v %v, want %v", tt.line, got.Kind, ok, tt.want)
+		}
+	}
+	if _, ok := Classify([]byte("dial unix /run/x.sock: connect: permission denied"), Facts{}); ok {
+		t.Errorf("a refused unix socket with unix sockets allowed is the socket's own business, not the sandbox's")
+	}
+}

@@ -15,6 +15,9 @@ type Facts struct {
 	// commit..."), keyed by the path as it is in Protected.
 	Purpose     map[string]string
 	NetworkDeny bool // --network deny
+	// UnixDeny: unix sockets made outside the sandbox are out of reach (no
+	// --allow-unix-sockets), in every network mode.
+	UnixDeny bool
 
 	// Cwd is the directory the command started in. A relative path in a
 	// message is resolved against it; without it (or when the message is not

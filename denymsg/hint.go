@@ -13,7 +13,7 @@ const prefix = "zsandbox: hint: "
 // Hint renders findings as hint lines (without trailing newline) for a
 // command that ended with e. A command that succeeded gets none. A failed one
 // gets at most one line per kind, in a fixed order: hidden, protected, write,
-// network, seccomp. A kill by SIGSYS (signal 31, or exit status 159 passed up
+// network, unix, seccomp. A kill by SIGSYS (signal 31, or exit status 159 passed up
 // by a shell) gets the seccomp line even when nothing was printed.
 func Hint(findings []Finding, f Facts, e Exit) []string {
 	if !e.failed() {
@@ -28,8 +28,13 @@ func Hint(findings []Finding, f Facts, e Exit) []string {
 	add(hiddenHint(entries(findings, KindHidden)))
 	add(protectedHint(entries(findings, KindProtected), f.Purpose))
 	add(writeHint(findings, f.Writable))
-	if has(findings, KindNetwork) {
+	if has(findings, KindNetwork) && f.UnixDeny {
+		add("network is off (--network deny); rerun with --network allow to allow it (a unix socket needs --allow-unix-sockets)")
+	} else if has(findings, KindNetwork) {
 		add("network is off (--network deny); rerun with --network allow to allow it")
+	}
+	if has(findings, KindUnix) {
+		add("unix sockets are off (the host's daemons, e.g. /run/docker.sock, stay unreachable); add --allow-unix-sockets to allow them")
 	}
 	add(seccompHint(has(findings, KindSeccomp), e))
 	return lines

@@ -149,12 +149,13 @@ func TestMalformedSettings(t *testing.T) {
 	each(t, func(t *testing.T, e *env) {
 		file := filepath.Join(e.base, "bad.json")
 		cases := map[string]string{
-			`{"writable": "/x"}`:    `key "writable": want a list of strings`,
-			`{"network": 1}`:        `key "network": want a string`,
-			`{"writeable": ["/x"]}`: `unknown key "writeable"`,
-			`{"writable": [`:        `not a JSON object`,
-			`{"network": "maybe"}`:  `--network "maybe"`,
-			`{"hint": "loud"}`:      `--hint "loud"`,
+			`{"writable": "/x"}`:          `key "writable": want a list of strings`,
+			`{"network": 1}`:              `key "network": want a string`,
+			`{"writeable": ["/x"]}`:       `unknown key "writeable"`,
+			`{"writable": [`:              `not a JSON object`,
+			`{"network": "maybe"}`:        `--network "maybe"`,
+			`{"hint": "loud"}`:            `--hint "loud"`,
+			`{"allowUnixSockets": "yes"}`: `key "allowUnixSockets": want a boolean`,
 		}
 		for content, want := range cases {
 			e.write(file, content)

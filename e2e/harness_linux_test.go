@@ -246,6 +246,12 @@ func (e *env) runIn(dir string, stdin []byte, args ...string) result {
 	if stdin != nil {
 		cmd.Stdin = bytes.NewReader(stdin)
 	}
+	return e.collect(cmd)
+}
+
+// collect runs cmd (from e.command, perhaps adjusted) and returns what it did.
+func (e *env) collect(cmd *exec.Cmd) result {
+	e.t.Helper()
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()

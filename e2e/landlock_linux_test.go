@@ -79,14 +79,7 @@ func TestLandlockRequireWithoutLandlock(t *testing.T) {
 func TestStage2FromHiddenBinary(t *testing.T) {
 	each(t, func(t *testing.T, e *env) {
 		bin := filepath.Join(e.home, ".ssh", "zsandbox")
-		data, err := os.ReadFile(zsandbox)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(bin, data, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		e.chownAll()
+		e.install(bin)
 		cmd := e.command(e.proj, "exec", "--landlock", "require", "--", "sh", "-c", "echo ok > f")
 		cmd.Path, cmd.Args[0] = bin, bin
 		if out, err := cmd.CombinedOutput(); err != nil {

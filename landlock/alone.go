@@ -24,7 +24,9 @@ import (
 //     root, who owns them;
 //   - network: TCP connect and bind handled with no port allowed under
 //     --network deny (the seccomp filter refuses socket() there anyway);
-//   - IPC: signals and abstract unix sockets scoped to the domain.
+//   - IPC: signals and abstract unix sockets scoped to the domain, and
+//     pathname unix sockets made outside it refused (ABI 9), unless
+//     --allow-unix-sockets.
 //
 // What it cannot do is listed by AloneGaps.
 
@@ -49,6 +51,8 @@ type AloneConfig struct {
 	HiddenMissing []string `json:"hideMissing,omitempty"`
 	// NetworkDeny is --network deny.
 	NetworkDeny bool `json:"networkDeny"`
+	// UnixSockets is --allow-unix-sockets.
+	UnixSockets bool `json:"unixSockets"`
 }
 
 // aloneDevices are the entries of /dev the command may open: the device
@@ -67,8 +71,9 @@ var aloneDevices = map[string]bool{
 // root within a hidden path, or a writable root holding /dev or inside it
 // (but for /dev/shm). Nothing runs.
 type AloneError struct {
-	Path string // the hidden path, or /dev
-	Root string // the writable root
+	Path    string // the hidden path, or /dev
+	Root    string // the writable root
+	Missing bool   // the hidden path does not exist yet
 }
 
 func (e *AloneError) Error() string {
@@ -77,6 +82,9 @@ func (e *AloneError) Error() string {
 		return fmt.Sprintf("--backend landlock: writable root %q would open device files in /dev, which this backend keeps closed (only /dev/shm may be writable)", e.Root)
 	case within(e.Root, e.Path) && e.Root != e.Path:
 		return fmt.Sprintf("--backend landlock: writable root %q lies inside hidden path %q", e.Root, e.Path)
+	case e.Missing:
+		return fmt.Sprintf("--backend landlock: hidden path %q does not exist and lies inside writable root %q; without mounts nothing stops the command creating it, and what it creates there (a settings file, ~/.ssh/authorized_keys) would be obeyed outside the sandbox and by the next run",
+			e.Path, e.Root)
 	}
 	return fmt.Sprintf("--backend landlock: hidden path %q lies inside writable root %q; Landlock can only add access, so it cannot keep it hidden",
 		e.Path, e.Root)
@@ -120,14 +128,20 @@ type CommandError struct {
 func (e *CommandError) Error() string { return e.Msg }
 
 // CheckAlone returns an *AloneError when c cannot be enforced without
-// namespaces, and nil otherwise. A hidden path that does not exist yet may
-// lie within a writable root: that is one of AloneGaps (the command can
-// create it), not a refusal.
+// namespaces, and nil otherwise. A hidden path inside a writable root is
+// refused whether it exists (the root's rule would grant it) or not (the
+// command could create it, and a created settings file would widen every
+// later run).
 func CheckAlone(c AloneConfig) error {
 	for _, r := range c.Writable {
 		for _, h := range c.Hidden {
 			if within(h, r) || within(r, h) {
 				return &AloneError{Path: h, Root: r}
+			}
+		}
+		for _, h := range c.HiddenMissing {
+			if within(h, r) {
+				return &AloneError{Path: h, Root: r, Missing: true}
 			}
 		}
 		if within("/dev", r) || (within(r, "/dev") && !within(r, "/dev/shm")) {
@@ -156,7 +170,7 @@ func AloneRules(c AloneConfig, abi int, exists func(string) (isDir, ok bool), li
 	if abi < AloneMinABI {
 		return Ruleset{}, &AloneABIError{ABI: max(abi, 0)}
 	}
-	rs := Rules(Config{Mode: ModeRequire, Writable: c.Writable, NetworkDeny: c.NetworkDeny}, abi)
+	rs := Rules(Config{Mode: ModeRequire, Writable: c.Writable, NetworkDeny: c.NetworkDeny, UnixSockets: c.UnixSockets}, abi)
 	rs.Mode = ""
 	reads, err := ReadRules(aloneHidden(c, list), exists, list)
 	if err != nil {
@@ -227,16 +241,16 @@ func AloneGaps() []string {
 			"timestamps or flock, so the command can change or take them on any file it owns outside the writable roots",
 		"not for root: uid 0 keeps owner rights that Landlock does not fence (reading root-owned files such as " +
 			"/etc/shadow, chmod of any root-owned file), so zsandbox refuses to run this backend as root",
-		"hidden paths are fenced by granting read on everything else: a hidden path that exists inside a writable root " +
-			"makes zsandbox refuse to run, and one that does not exist yet there can be created by the command; " +
+		"hidden paths are fenced by granting read on everything else: a hidden path inside a writable root, existing or not " +
+			"(the command could create it), makes zsandbox refuse to run; " +
 			"stat still shows whether a hidden path exists, its size and times; the directories above a hidden path cannot be listed, " +
 			"and entries created in them after the start are unreadable; a hard link to a hidden file made before the start is readable",
 		"host network namespace: under --network deny the seccomp filter refuses socket() for every family (IP, raw, " +
 			"netlink, unix and the rest); Landlock is a second fence only for TCP connect and bind (ABI 4), pathname unix " +
 			"sockets (ABI 9), UDP (ABI 10) and abstract unix sockets (scoping, ABI 6), so below those ABIs, and for every " +
 			"other family, the filter stands alone; sockets inherited on stdin, stdout or stderr stay usable; under " +
-			"--network allow the command shares the host's network, loopback services and pathname unix sockets such as " +
-			"/run/docker.sock (where their permissions allow) included, while abstract unix sockets and signals stay scoped",
+			"--network allow the command shares the host's network, loopback services included, while unix sockets stay " +
+			"closed as with bubblewrap (Landlock from ABI 9, else the filter refuses socket(AF_UNIX); --allow-unix-sockets opens them)",
 		"no IPC namespace: the host's System V IPC objects (shared memory, semaphores, message queues) are reachable " +
 			"under their permissions (POSIX message queues are not: Landlock grants no access to their file system)",
 		"no new session: the command keeps the caller's controlling terminal (TIOCSTI and TIOCLINUX are refused by the seccomp filter)",

@@ -22,7 +22,8 @@ func TestCheckAlone(t *testing.T) {
 		{"hidden path is the root", AloneConfig{Writable: []string{"/repo"}, Hidden: []string{"/repo"}}, "/repo", "/repo"},
 		{"root inside a hidden path", AloneConfig{Writable: []string{"/home/u/.aws/cache"}, Hidden: []string{"/home/u/.aws"}}, "/home/u/.aws", "/home/u/.aws/cache"},
 		{"shared string prefix only", AloneConfig{Writable: []string{"/repo"}, Hidden: []string{"/repo-evil/key", "/rep"}}, "", ""},
-		{"missing hidden path in a root is a gap", AloneConfig{Writable: []string{"/home/u"}, HiddenMissing: []string{"/home/u/.aws"}}, "", ""},
+		{"missing hidden path in a root: the command could create it", AloneConfig{Writable: []string{"/home/u"}, HiddenMissing: []string{"/home/u/.config/zsandbox/settings.json"}}, "/home/u/.config/zsandbox/settings.json", "/home/u"},
+		{"missing hidden path outside the roots", AloneConfig{Writable: []string{"/repo"}, HiddenMissing: []string{"/home/u/.aws"}}, "", ""},
 		{"root is /", AloneConfig{Writable: []string{"/"}}, "/dev", "/"},
 		{"root is /dev", AloneConfig{Writable: []string{"/dev"}}, "/dev", "/dev"},
 		{"root is /dev/shm", AloneConfig{Writable: []string{"/dev/shm/build"}}, "", ""},
@@ -137,28 +138,33 @@ func TestAloneRules(t *testing.T) {
 	}
 }
 
-// TestAloneRulesNetwork: under deny, TCP is handled with no port allowed
-// and pathname unix sockets (ABI 9) are handled with no rule granting
-// them; under allow neither is. Scoping applies to both.
+// TestAloneRulesNetwork: under deny, TCP is handled with no port allowed;
+// in both modes pathname unix sockets (ABI 9) are handled with no rule
+// granting them and abstract ones scoped, unless --allow-unix-sockets.
 func TestAloneRulesNetwork(t *testing.T) {
 	deny := AloneConfig{Writable: []string{"/tmp"}, NetworkDeny: true}
 	allow := AloneConfig{Writable: []string{"/tmp"}}
+	unixOn := AloneConfig{Writable: []string{"/tmp"}, UnixSockets: true}
+	all := scopeAbstractUnixSocket | scopeSignal
 	tests := []struct {
 		c       AloneConfig
 		abi     int
 		net     string
 		resolve bool
+		scoped  Scope
 		gaps    int
 	}{
-		{deny, 6, "bind_tcp connect_tcp", false, 2},
-		{deny, 9, "bind_tcp connect_tcp", true, 1},
-		{deny, 10, "bind_tcp connect_tcp bind_udp connect_send_udp", true, 0},
-		{allow, 9, "", false, 0},
+		{deny, 6, "bind_tcp connect_tcp", false, all, 2},
+		{deny, 9, "bind_tcp connect_tcp", true, all, 1},
+		{deny, 10, "bind_tcp connect_tcp bind_udp connect_send_udp", true, all, 0},
+		{allow, 6, "", false, all, 1},
+		{allow, 9, "", true, all, 0},
+		{unixOn, 9, "", false, scopeSignal, 0},
 	}
 	for _, tt := range tests {
 		rs := aloneRulesFor(t, tt.c, tt.abi)
 		if rs.HandledNet.String() != tt.net || (rs.HandledFS&fsResolveUnix != 0) != tt.resolve ||
-			rs.Scoped != scopeAbstractUnixSocket|scopeSignal || len(rs.Gaps) != tt.gaps || rs.Status != StatusEnforced {
+			rs.Scoped != tt.scoped || len(rs.Gaps) != tt.gaps || rs.Status != StatusEnforced {
 			t.Errorf("ABI %d, deny %v: net %q, fs %q, scoped %q, gaps %v, status %s",
 				tt.abi, tt.c.NetworkDeny, rs.HandledNet, rs.HandledFS, rs.Scoped, rs.Gaps, rs.Status)
 		}

@@ -3,6 +3,7 @@ package landlock
 import (
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -15,24 +16,33 @@ const Stage2Arg = "__stage2"
 // that ends the list (every item starts with its key).
 const (
 	keyMode     = "landlock="
+	keyABI      = "abi="
 	keyNetwork  = "network="
+	keyUnix     = "unix="
 	keyWritable = "writable="
 )
+
+// maxABIDigits bounds abi= so that parsing it cannot overflow.
+const maxABIDigits = 4
 
 // Args encodes c for the stage-2 command line: the arguments between
 // Stage2Arg and the "--" that precedes the command. Command builds the
 // whole line.
 func (c Config) Args() []string {
-	net := "allow"
-	if c.NetworkDeny {
-		net = "deny"
-	}
-	args := make([]string, 0, 2+len(c.Writable))
-	args = append(args, keyMode+string(c.Mode.orAuto()), keyNetwork+net)
+	args := make([]string, 0, 4+len(c.Writable))
+	args = append(args, keyMode+string(c.Mode.orAuto()), keyABI+strconv.Itoa(c.ABI),
+		keyNetwork+allowDeny(!c.NetworkDeny), keyUnix+allowDeny(c.UnixSockets))
 	for _, w := range c.Writable {
 		args = append(args, keyWritable+w)
 	}
 	return args
+}
+
+func allowDeny(allow bool) string {
+	if allow {
+		return "allow"
+	}
+	return "deny"
 }
 
 // Command returns the full stage-2 argv that runs argv under c: exe (how the
@@ -49,21 +59,25 @@ func (c Config) Command(exe string, argv []string) []string {
 
 // ParseArgs decodes the arguments after Stage2Arg: the Config, and the
 // command after the first "--". Every key must appear as Args writes it:
-// landlock and network exactly once, writable roots absolute. The C stage 2
+// landlock, abi, network and unix exactly once, writable roots absolute. The C stage 2
 // (stage2_linux.c) parses the same way; TestCStage2ParseArgs compares them.
 func ParseArgs(args []string) (Config, []string, error) {
 	var c Config
-	var sawNetwork bool
+	var seen seenKeys
 	for i, a := range args {
 		if a == "--" {
-			return finishArgs(c, sawNetwork, args[i+1:])
+			return finishArgs(c, seen, args[i+1:])
 		}
 		var err error
 		switch {
 		case strings.HasPrefix(a, keyMode):
 			err = parseModeArg(&c, a[len(keyMode):])
+		case strings.HasPrefix(a, keyABI):
+			err = parseABIArg(&c, &seen.abi, a[len(keyABI):])
 		case strings.HasPrefix(a, keyNetwork):
-			err = parseNetworkArg(&c, &sawNetwork, a[len(keyNetwork):])
+			err = parseAllowDeny(&c.NetworkDeny, true, &seen.network, "network=", a[len(keyNetwork):])
+		case strings.HasPrefix(a, keyUnix):
+			err = parseAllowDeny(&c.UnixSockets, false, &seen.unix, "unix=", a[len(keyUnix):])
 		case strings.HasPrefix(a, keyWritable):
 			err = parseWritableArg(&c, a[len(keyWritable):])
 		default:
@@ -76,12 +90,19 @@ func ParseArgs(args []string) (Config, []string, error) {
 	return Config{}, nil, errors.New(`stage 2: no "--" before the command`)
 }
 
-func finishArgs(c Config, sawNetwork bool, argv []string) (Config, []string, error) {
+// seenKeys are the keys that must appear exactly once, besides landlock=.
+type seenKeys struct{ abi, network, unix bool }
+
+func finishArgs(c Config, seen seenKeys, argv []string) (Config, []string, error) {
 	switch {
 	case c.Mode == "":
 		return Config{}, nil, errors.New("stage 2: no landlock= argument")
-	case !sawNetwork:
+	case !seen.abi:
+		return Config{}, nil, errors.New("stage 2: no abi= argument")
+	case !seen.network:
 		return Config{}, nil, errors.New("stage 2: no network= argument")
+	case !seen.unix:
+		return Config{}, nil, errors.New("stage 2: no unix= argument")
 	case len(argv) == 0:
 		return Config{}, nil, errors.New("stage 2: no command")
 	}
@@ -102,17 +123,41 @@ func parseModeArg(c *Config, v string) error {
 	}
 }
 
-func parseNetworkArg(c *Config, seen *bool, v string) error {
+// parseABIArg reads abi=: a decimal number of at most maxABIDigits digits.
+func parseABIArg(c *Config, seen *bool, v string) error {
 	if *seen {
-		return errors.New("network= given twice")
+		return errors.New("abi= given twice")
+	}
+	*seen = true
+	n := 0
+	for i := 0; i < len(v); i++ {
+		if v[i] < '0' || v[i] > '9' || i >= maxABIDigits {
+			n = -1
+			break
+		}
+		n = n*10 + int(v[i]-'0')
+	}
+	if v == "" || n < 0 {
+		return errors.New("abi=" + quote(v) + ": must be a Landlock ABI version")
+	}
+	c.ABI = n
+	return nil
+}
+
+// parseAllowDeny reads the allow or deny of key into *flag: deny sets it to
+// trueForDeny, allow to the opposite.
+func parseAllowDeny(flag *bool, trueForDeny bool, seen *bool, key, v string) error {
+	if *seen {
+		return errors.New(key + " given twice")
 	}
 	*seen = true
 	switch v {
 	case "deny":
-		c.NetworkDeny = true
+		*flag = trueForDeny
 	case "allow":
+		*flag = !trueForDeny
 	default:
-		return errors.New("network=" + quote(v) + ": must be allow or deny")
+		return errors.New(key + quote(v) + ": must be allow or deny")
 	}
 	return nil
 }

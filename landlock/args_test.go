@@ -42,7 +42,7 @@ func TestArgsRoundTrip(t *testing.T) {
 
 func TestArgsEncoding(t *testing.T) {
 	c := Config{Writable: []string{"/tmp", "/a b"}, NetworkDeny: true}
-	want := []string{"landlock=auto", "network=deny", "writable=/tmp", "writable=/a b"}
+	want := []string{"landlock=auto", "abi=0", "network=deny", "unix=deny", "writable=/tmp", "writable=/a b"}
 	if diff := cmp.Diff(c.Args(), want); diff != "" {
 		t.Errorf("Args mismatch (-got +want):\n%s", diff)
 	}
@@ -56,9 +56,15 @@ func TestParseArgsRejects(t *testing.T) {
 	}{
 		{"nothing", nil, `no "--" before the command`},
 		{"no separator", []string{"landlock=auto", "network=deny", "true"}, `unknown argument "true"`},
-		{"no command", []string{"landlock=auto", "network=deny", "--"}, "no command"},
+		{"no command", []string{"landlock=auto", "abi=6", "network=deny", "unix=deny", "--"}, "no command"},
 		{"no mode", []string{"network=deny", "--", "true"}, "no landlock= argument"},
-		{"no network", []string{"landlock=auto", "--", "true"}, "no network= argument"},
+		{"no abi", []string{"landlock=auto", "network=deny", "unix=deny", "--", "true"}, "no abi= argument"},
+		{"no network", []string{"landlock=auto", "abi=6", "--", "true"}, "no network= argument"},
+		{"no unix", []string{"landlock=auto", "abi=6", "network=deny", "--", "true"}, "no unix= argument"},
+		{"bad abi", []string{"landlock=auto", "abi=07a", "--", "true"}, `abi="07a": must be a Landlock ABI version`},
+		{"huge abi", []string{"landlock=auto", "abi=99999", "--", "true"}, `abi="99999": must be a Landlock ABI version`},
+		{"abi twice", []string{"landlock=auto", "abi=1", "abi=1", "--", "true"}, "abi= given twice"},
+		{"bad unix", []string{"landlock=auto", "unix=yes", "--", "true"}, `unix="yes": must be allow or deny`},
 		{"empty mode", []string{"landlock=", "network=deny", "--", "true"}, "landlock= is empty"},
 		{"bad mode", []string{"landlock=maybe", "network=deny", "--", "true"}, `--landlock "maybe"`},
 		{"mode twice", []string{"landlock=require", "landlock=off", "network=deny", "--", "true"}, "landlock= given twice"},

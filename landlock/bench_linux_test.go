@@ -11,7 +11,7 @@ import (
 )
 
 func BenchmarkRules(b *testing.B) {
-	c := Config{Mode: ModeRequire, Writable: []string{"/home/u/proj", "/tmp", "/var/tmp"}, NetworkDeny: true}
+	c := Config{ABI: hostABI, Mode: ModeRequire, Writable: []string{"/home/u/proj", "/tmp", "/var/tmp"}, NetworkDeny: true}
 	for b.Loop() {
 		Rules(c, 7)
 	}
@@ -22,7 +22,7 @@ func BenchmarkRules(b *testing.B) {
 // that exits with its domain; "thread" is that overhead alone.
 func BenchmarkEnforce(b *testing.B) {
 	requireLandlock(b, 1)
-	c := Config{Mode: ModeRequire, Writable: []string{b.TempDir(), os.TempDir(), "/var/tmp"}, NetworkDeny: true}
+	c := Config{ABI: hostABI, Mode: ModeRequire, Writable: []string{b.TempDir(), os.TempDir(), "/var/tmp"}, NetworkDeny: true}
 	onFreshThread := func(f func() error) {
 		done := make(chan error)
 		go func() {
@@ -57,8 +57,8 @@ func BenchmarkStage2(b *testing.B) {
 	nocgo := buildStage2(b, filepath.Join(dir, "stage2-nocgo"), "0")
 	cgo := buildStage2(b, filepath.Join(dir, "stage2-cgo"), "1",
 		"-tags", "osusergo,netgo", "-ldflags", "-linkmode external -extldflags -static")
-	auto := Config{Mode: ModeAuto, Writable: []string{dir, "/tmp", "/var/tmp"}, NetworkDeny: true}
-	off := Config{Mode: ModeOff, NetworkDeny: true}
+	auto := Config{ABI: hostABI, Mode: ModeAuto, Writable: []string{dir, "/tmp", "/var/tmp"}, NetworkDeny: true}
+	off := Config{ABI: hostABI, Mode: ModeOff, NetworkDeny: true}
 	cmd := []string{"/bin/true"}
 	cases := []struct {
 		name string

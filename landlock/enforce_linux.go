@@ -22,11 +22,14 @@ func ABI() int {
 	return int(v)
 }
 
-// Enforce restricts the calling process with Rules(c, ABI()) and returns the
-// ABI it used (0 when nothing was enforced: mode off, or auto without
-// Landlock). With mode require on a kernel that cannot enforce the whole
-// fence it returns a *RequireError and restricts nothing; the caller must
-// not run the command. Any other error also means the command must not run.
+// Enforce restricts the calling process with Rules(c, c.ABI), the fence the
+// caller planned, and returns the ABI it used (0 when nothing was enforced:
+// mode off, or auto planned without Landlock). It never enforces less than
+// planned: with mode require and a planned ABI that cannot hold the whole
+// fence it returns a *RequireError, and when the kernel this process sees
+// offers less than c.ABI (a seccomp filter refusing the Landlock calls) a
+// *PlannedError, restricting nothing either way; the caller must not run
+// the command. Any other error also means the command must not run.
 //
 // Landlock restricts threads, not processes. The calling goroutine is locked
 // to its OS thread for good and that thread is always restricted. Every
@@ -43,20 +46,22 @@ func enforce(c Config, allThreads bool) (int, error) {
 	if _, err := ParseMode(string(c.Mode)); err != nil {
 		return 0, err
 	}
-	abi := ABI()
-	if err := Check(c, abi); err != nil {
-		return abi, err
+	if err := Check(c, c.ABI); err != nil {
+		return 0, err
 	}
-	rs := Rules(c, abi)
+	rs := Rules(c, c.ABI)
 	if rs.Status != StatusEnforced {
 		return 0, nil
 	}
+	if abi := ABI(); abi < rs.ABI {
+		return 0, &PlannedError{Planned: rs.ABI, ABI: abi}
+	}
 	fd, err := rulesetFD(rs)
 	if err != nil {
-		return abi, err
+		return 0, err
 	}
 	defer unix.Close(fd)
-	return abi, restrictSelf(fd, allThreads)
+	return rs.ABI, restrictSelf(fd, allThreads)
 }
 
 // rulesetAttr is struct landlock_ruleset_attr up to the scoped field; the

@@ -124,7 +124,7 @@ func TestEnforce(t *testing.T) {
 		f.write(filepath.Join(root, "t"), "to truncate\n")
 		f.write(filepath.Join(root, "stay"), "stays\n")
 		victim := strconv.Itoa(l.victim.Process.Pid)
-		c := Config{Mode: ModeRequire, Writable: []string{root}, NetworkDeny: true}
+		c := Config{ABI: hostABI, Mode: ModeRequire, Writable: []string{root}, NetworkDeny: true}
 		probes := []struct{ probe, want, why string }{
 			{"create:" + root + "/new", "ok", "write inside the root"},
 			{"mkdir:" + root + "/d", "ok", "mkdir inside the root"},
@@ -188,7 +188,7 @@ func TestEnforceNetworkAllow(t *testing.T) {
 	eachIdentity(t, func(t *testing.T, id identity) {
 		f := newFixture(t, id)
 		l := newListeners(t, f)
-		c := Config{Mode: ModeAuto, Writable: []string{f.root}}
+		c := Config{ABI: hostABI, Mode: ModeAuto, Writable: []string{f.root}}
 		connect := "connect-tcp:" + strconv.Itoa(l.tcpPort)
 		abstract := "connect-abstract:" + l.abstract
 		kill := "kill:" + strconv.Itoa(l.victim.Process.Pid) + ":15"
@@ -216,7 +216,7 @@ func TestEnforceOff(t *testing.T) {
 	eachIdentity(t, func(t *testing.T, id identity) {
 		f := newFixture(t, id)
 		l := newListeners(t, f)
-		c := Config{Mode: ModeOff, Writable: []string{f.root}, NetworkDeny: true}
+		c := Config{ABI: hostABI, Mode: ModeOff, Writable: []string{f.root}, NetworkDeny: true}
 		probes := []string{
 			"create:" + f.outside + "/new", "truncate:" + f.outside + "/file",
 			"connect-tcp:" + strconv.Itoa(l.tcpPort), "connect-abstract:" + l.abstract,
@@ -249,7 +249,7 @@ func TestEnforceAllThreads(t *testing.T) {
 		t.Fatalf("go test -c: %v\n%s", err, out)
 	}
 	f := newFixture(t, identity{name: "self", uid: os.Geteuid(), gid: os.Getegid()})
-	c := Config{Mode: ModeAuto, Writable: []string{f.root}}
+	c := Config{ABI: hostABI, Mode: ModeAuto, Writable: []string{f.root}}
 	other := "other-thread-create:" + f.outside + "/new"
 	inside := "other-thread-create:" + f.root + "/new"
 	r := run(t, f.command(bin, c.Command("", []string{other, inside})[2:], helperEnv+"=probe"))
@@ -265,7 +265,7 @@ func TestEnforceAllThreads(t *testing.T) {
 func TestEnforceMissingRoot(t *testing.T) {
 	requireLandlock(t, 1)
 	f := newFixture(t, identity{name: "self", uid: os.Geteuid(), gid: os.Getegid()})
-	_, got := f.probe(Config{Mode: ModeAuto, Writable: []string{f.base + "/missing"}}, "read:/")
+	_, got := f.probe(Config{ABI: hostABI, Mode: ModeAuto, Writable: []string{f.base + "/missing"}}, "read:/")
 	want := `landlock rule for "` + f.base + `/missing": no such file or directory`
 	if got["enforce"] != want {
 		t.Errorf("Enforce error = %q, want %q", got["enforce"], want)

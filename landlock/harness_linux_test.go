@@ -274,3 +274,7 @@ func fatalf(format string, args ...any) int {
 	fmt.Fprintf(os.Stderr, "helper: "+format+"\n", args...)
 	return 3
 }
+
+// hostABI is this kernel's Landlock ABI: what zsandbox's parent would plan
+// the fence for.
+var hostABI = ABI()

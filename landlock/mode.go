@@ -2,12 +2,14 @@
 // Landlock domain that the command runs in, inside bubblewrap. It lets the
 // command read and execute everything but write only under the writable
 // roots (and a few device files), denies TCP connect and bind under
-// --network deny, and keeps signals and abstract unix sockets from reaching
-// processes outside the sandbox.
+// --network deny, and keeps signals and unix sockets (abstract ones by
+// scoping, pathname ones from ABI 9; not with --allow-unix-sockets) from
+// reaching processes outside the sandbox.
 //
-// The rules are pure data (Rules, golden- and table-tested on every OS).
-// They are applied by a tiny "stage 2": bwrap runs the zsandbox binary
-// itself as
+// The rules are pure data (Rules, golden- and table-tested on every OS),
+// planned in the parent for the ABI it probed (Config.ABI). They are
+// applied by a tiny "stage 2", which enforces that plan exactly or refuses
+// to run (PlannedError): bwrap runs the zsandbox binary itself as
 //
 //	zsandbox __stage2 CONFIG... -- COMMAND [ARG...]
 //
@@ -69,4 +71,13 @@ type Config struct {
 	Writable []string `json:"writable"`
 	// NetworkDeny is --network deny.
 	NetworkDeny bool `json:"networkDeny"`
+	// UnixSockets is --allow-unix-sockets: connections to unix sockets made
+	// outside the sandbox are not fenced.
+	UnixSockets bool `json:"unixSockets"`
+	// ABI is the Landlock ABI the fence is planned for: the parent probes
+	// the kernel (ABI) before bubblewrap starts, and the stage 2 enforces
+	// Rules(c, c.ABI) exactly, or refuses to run when the kernel it sees
+	// offers less (a seccomp filter can hide Landlock from it). 0: no
+	// Landlock.
+	ABI int `json:"abi"`
 }

@@ -49,11 +49,14 @@ type Ruleset struct {
 	// ABI is the kernel's Landlock ABI version; 0 means no Landlock.
 	ABI int `json:"abi"`
 	// RequiredABI is what --landlock require demands for this policy.
-	RequiredABI int       `json:"requiredABI"`
-	Status      Status    `json:"status"`
-	HandledFS   AccessFS  `json:"handledFS"`
-	HandledNet  AccessNet `json:"handledNet"`
-	Scoped      Scope     `json:"scoped"`
+	RequiredABI int    `json:"requiredABI"`
+	Status      Status `json:"status"`
+	// Reason says why a refused ruleset is refused when it is not the ABI
+	// (see Refuse).
+	Reason     string    `json:"reason,omitempty"`
+	HandledFS  AccessFS  `json:"handledFS"`
+	HandledNet AccessNet `json:"handledNet"`
+	Scoped     Scope     `json:"scoped"`
 	// Paths are the allow rules; every handled right not allowed here is
 	// denied.
 	Paths []PathRule `json:"paths,omitempty"`
@@ -74,6 +77,12 @@ type PathRule struct {
 	// there is an error: the policy resolved the path, so a symlink now
 	// means another process swapped one in to move the rule elsewhere.
 	Exact bool `json:"exact,omitempty"`
+}
+
+// Refuse returns rs refused for reason: a ruleset the kernel could enforce,
+// but the sandbox would not let the stage 2 apply.
+func (rs Ruleset) Refuse(reason string) Ruleset {
+	return Ruleset{Mode: rs.Mode, ABI: rs.ABI, RequiredABI: rs.RequiredABI, Status: StatusRefused, Reason: reason, Gaps: rs.Gaps}
 }
 
 // Protection is one protection of the fence and the ABI that enforces it.
@@ -98,13 +107,16 @@ func fence(c Config) []Protection {
 	if c.NetworkDeny {
 		g = append(g, Protection{What: "TCP connect and bind", ABI: 4, Required: true})
 	}
-	g = append(g,
-		Protection{What: "signals to processes outside the sandbox", ABI: 6, Required: true},
-		Protection{What: "connections to abstract unix sockets outside the sandbox", ABI: 6, Required: true})
-	if c.NetworkDeny {
+	g = append(g, Protection{What: "signals to processes outside the sandbox", ABI: 6, Required: true})
+	if !c.UnixSockets {
+		// Without ABI 9 the seccomp filter refuses socket(AF_UNIX) instead
+		// (see FencesUnixSockets), so the pathname one is not required.
 		g = append(g,
-			Protection{What: "connections to pathname unix sockets made outside the sandbox", ABI: 9},
-			Protection{What: "UDP bind and send", ABI: 10})
+			Protection{What: "connections to abstract unix sockets outside the sandbox", ABI: 6, Required: true},
+			Protection{What: "connections to pathname unix sockets made outside the sandbox", ABI: 9})
+	}
+	if c.NetworkDeny {
+		g = append(g, Protection{What: "UDP bind and send", ABI: 10})
 	}
 	return g
 }
@@ -149,10 +161,12 @@ func Rules(c Config, abi int) Ruleset {
 	rs.HandledFS = fsAt(rs.ABI)
 	if c.NetworkDeny {
 		rs.HandledNet = netAt(rs.ABI) // no port is allowed
-	} else {
-		rs.HandledFS &^= fsResolveUnix
 	}
 	rs.Scoped = scopeAt(rs.ABI)
+	if c.UnixSockets {
+		rs.HandledFS &^= fsResolveUnix
+		rs.Scoped &^= scopeAbstractUnixSocket
+	}
 	rs.Paths = allowRules(c.Writable, rs.HandledFS)
 	return rs
 }
@@ -185,6 +199,41 @@ func allowRules(writable []string, handled AccessFS) []PathRule {
 	}
 	return out
 }
+
+// FencesUnixSockets reports whether the ruleset alone keeps the command from
+// connecting to unix sockets made outside the sandbox while its own keep
+// working: pathname sockets by LANDLOCK_ACCESS_FS_RESOLVE_UNIX (ABI 9; a
+// socket made in the same domain stays reachable) and abstract ones by
+// scoping (ABI 6). Where it does not, the kernel cannot tell the
+// command's sockets from the host's, and the seccomp filter refuses
+// socket(AF_UNIX) instead.
+func (rs Ruleset) FencesUnixSockets() bool {
+	return rs.Status == StatusEnforced && rs.HandledFS&fsResolveUnix != 0 && rs.Scoped&scopeAbstractUnixSocket != 0
+}
+
+// Syscalls are the system calls the stage 2 makes to apply the fence: a
+// seccomp profile must allow them.
+var Syscalls = []string{"landlock_create_ruleset", "landlock_add_rule", "landlock_restrict_self"}
+
+// SeccompHint is how to let the stage 2 apply the fence, or do without it.
+const SeccompHint = "let the seccomp profile allow landlock_create_ruleset, landlock_add_rule and landlock_restrict_self, or use --landlock off"
+
+// PlannedError means the stage 2 sees less Landlock than the parent planned
+// for: a seccomp filter (a --seccomp-profile) refuses the Landlock calls, or
+// hides the ABI. Running without the planned fence would be a silent
+// downgrade, so nothing runs.
+type PlannedError struct {
+	Planned int // the ABI the parent planned for
+	ABI     int // the ABI the stage 2 sees; 0: none
+}
+
+func (e *PlannedError) Error() string {
+	return fmt.Sprintf("landlock: the sandbox sees Landlock ABI %d, but zsandbox planned the fence for ABI %d (is a seccomp filter refusing landlock_create_ruleset?)",
+		e.ABI, e.Planned)
+}
+
+// Hint says how to get the planned fence, or do without it.
+func (e *PlannedError) Hint() string { return SeccompHint }
 
 // Check returns a *RequireError when c requires Landlock and a kernel with
 // ABI abi cannot enforce the whole fence, and nil otherwise.
@@ -244,8 +293,7 @@ func (rs Ruleset) Lines() []string {
 	case StatusUnavailable:
 		out = append(out, "landlock: unavailable: this kernel has no Landlock; the command runs without it")
 	case StatusRefused:
-		out = append(out, fmt.Sprintf("landlock: refused: %s needs ABI %d, the kernel offers %d; nothing runs (exit 127)",
-			rs.flag(), rs.RequiredABI, rs.ABI))
+		out = append(out, "landlock: refused: "+rs.refusal()+"; nothing runs (exit 127)")
 	default:
 		out = append(out, fmt.Sprintf("landlock: enforced at ABI %d (%s)", rs.ABI, rs.flag()))
 		net := "none"
@@ -267,6 +315,14 @@ func (rs Ruleset) Lines() []string {
 		out = append(out, fmt.Sprintf("landlock: not enforced: %s (needs ABI %d)", g.What, g.ABI))
 	}
 	return out
+}
+
+// refusal says why a refused ruleset is refused.
+func (rs Ruleset) refusal() string {
+	if rs.Reason != "" {
+		return rs.Reason
+	}
+	return fmt.Sprintf("%s needs ABI %d, the kernel offers %d", rs.flag(), rs.RequiredABI, rs.ABI)
 }
 
 // flag names the setting that chose the fence: the Mode, or none for the

@@ -46,7 +46,8 @@ var (
 	gapPathname  = Protection{What: "connections to pathname unix sockets made outside the sandbox", ABI: 9}
 	gapUDP       = Protection{What: "UDP bind and send", ABI: 10}
 	denyGaps     = []Protection{gapWrite, gapTruncate, gapTCP, gapSignal, gapAbstract, gapPathname, gapUDP}
-	allowGaps    = []Protection{gapWrite, gapTruncate, gapSignal, gapAbstract}
+	allowGaps    = []Protection{gapWrite, gapTruncate, gapSignal, gapAbstract, gapPathname}
+	unixGaps     = []Protection{gapWrite, gapTruncate, gapSignal}
 	allScopes    = scopeAbstractUnixSocket | scopeSignal
 	tcpRights    = netBindTCP | netConnectTCP
 	deviceRights = fsWriteFile | fsTruncate | fsIoctlDev
@@ -55,6 +56,7 @@ var (
 func TestRules(t *testing.T) {
 	deny := Config{Mode: ModeAuto, Writable: []string{"/w"}, NetworkDeny: true}
 	allow := Config{Mode: ModeAuto, Writable: []string{"/w"}}
+	unixOn := Config{Mode: ModeAuto, Writable: []string{"/w"}, UnixSockets: true}
 	require := Config{Mode: ModeRequire, Writable: []string{"/w"}, NetworkDeny: true}
 	off := Config{Mode: ModeOff, Writable: []string{"/w"}, NetworkDeny: true}
 	tests := []struct {
@@ -89,13 +91,22 @@ func TestRules(t *testing.T) {
 			Paths: paths(abi5FS, deviceRights), Gaps: denyGaps[5:]}},
 		{"auto abi 7 allow: scoping still", allow, 7, Ruleset{
 			Mode: ModeAuto, ABI: 7, RequiredABI: 6, Status: StatusEnforced, HandledFS: abi5FS, Scoped: allScopes,
+			Paths: paths(abi5FS, deviceRights), Gaps: allowGaps[4:]}},
+		{"auto abi 7 --allow-unix-sockets: signals scoped only", unixOn, 7, Ruleset{
+			Mode: ModeAuto, ABI: 7, RequiredABI: 6, Status: StatusEnforced, HandledFS: abi5FS, Scoped: scopeSignal,
 			Paths: paths(abi5FS, deviceRights)}},
 		{"auto abi 9 deny: pathname sockets handled, granted nowhere", deny, 9, Ruleset{
 			Mode: ModeAuto, ABI: 9, RequiredABI: 6, Status: StatusEnforced, HandledFS: abi5FS | fsResolveUnix, HandledNet: tcpRights, Scoped: allScopes,
 			Paths: paths(abi5FS, deviceRights), Gaps: denyGaps[6:]}},
-		{"auto abi 9 allow: pathname sockets not handled", allow, 9, Ruleset{
-			Mode: ModeAuto, ABI: 9, RequiredABI: 6, Status: StatusEnforced, HandledFS: abi5FS, Scoped: allScopes,
+		{"auto abi 9 allow: pathname sockets handled too", allow, 9, Ruleset{
+			Mode: ModeAuto, ABI: 9, RequiredABI: 6, Status: StatusEnforced, HandledFS: abi5FS | fsResolveUnix, Scoped: allScopes,
 			Paths: paths(abi5FS, deviceRights)}},
+		{"auto abi 9 --allow-unix-sockets: pathname sockets not handled", unixOn, 9, Ruleset{
+			Mode: ModeAuto, ABI: 9, RequiredABI: 6, Status: StatusEnforced, HandledFS: abi5FS, Scoped: scopeSignal,
+			Paths: paths(abi5FS, deviceRights)}},
+		{"auto abi 3 --allow-unix-sockets", unixOn, 3, Ruleset{
+			Mode: ModeAuto, ABI: 3, RequiredABI: 6, Status: StatusEnforced, HandledFS: abi3FS,
+			Paths: paths(abi3FS, fsWriteFile|fsTruncate), Gaps: unixGaps[2:]}},
 		{"auto abi 12 deny: udp too", deny, 12, Ruleset{
 			Mode: ModeAuto, ABI: 12, RequiredABI: 6, Status: StatusEnforced, HandledFS: abi5FS | fsResolveUnix,
 			HandledNet: tcpRights | netBindUDP | netConnectSendUDP, Scoped: allScopes, Paths: paths(abi5FS, deviceRights)}},

@@ -77,13 +77,13 @@ func cParseArgs(args []string) (desc string, ok bool) {
 	return desc, ok
 }
 
-// cRules is the C stage 2's plan for the arguments after Stage2Arg on a
-// kernel with Landlock ABI abi (see describeRules).
-func cRules(args []string, abi int) (desc string, ok bool) {
+// cRules is the C stage 2's plan for the arguments after Stage2Arg, at
+// the ABI they carry (see describeRules).
+func cRules(args []string) (desc string, ok bool) {
 	withCArgs(args, func(n C.int, argv **C.char) {
 		var p *C.char
 		var l C.size_t
-		ok = C.zs_test_rules(n, argv, C.int(abi), &p, &l) != 0
+		ok = C.zs_test_rules(n, argv, &p, &l) != 0
 		desc = takeC(p, l)
 	})
 	return desc, ok

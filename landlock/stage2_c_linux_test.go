@@ -93,11 +93,8 @@ func describeParse(args []string) (string, bool) {
 	if err != nil {
 		return err.Error(), false
 	}
-	net := "allow"
-	if c.NetworkDeny {
-		net = "deny"
-	}
-	s := "landlock=" + string(c.Mode) + "\nnetwork=" + net + "\n"
+	s := "landlock=" + string(c.Mode) + "\nabi=" + strconv.Itoa(c.ABI) +
+		"\nnetwork=" + allowDeny(!c.NetworkDeny) + "\nunix=" + allowDeny(c.UnixSockets) + "\n"
 	for _, w := range c.Writable {
 		s += keyWritable + w + "\n"
 	}
@@ -134,6 +131,25 @@ var stage2ArgCases = [][]string{
 	{"landlock=auto", "network=allow", "--", ""},
 	{"landlock=require", "network=deny", "writable=/a b", "writable=/a=b", "writable=/c\nd", "writable=/--", "--", "go", "test"},
 	{"landlock=off", "network=allow", "writable=/", "writable=/", "--", "sh", "-c", "echo", "--", "landlock=off"},
+	// The planned ABI and unix=.
+	{"landlock=auto", "abi=7", "network=deny", "unix=deny", "--", "true"},
+	{"unix=allow", "network=allow", "abi=0", "landlock=require", "writable=/a", "--", "true"},
+	{"landlock=auto", "network=deny", "unix=deny", "--", "true"},
+	{"landlock=auto", "abi=7", "network=deny", "--", "true"},
+	{"landlock=auto", "abi=", "network=deny", "unix=deny", "--", "true"},
+	{"landlock=auto", "abi=-1", "network=deny", "unix=deny", "--", "true"},
+	{"landlock=auto", "abi=+7", "network=deny", "unix=deny", "--", "true"},
+	{"landlock=auto", "abi=7 ", "network=deny", "unix=deny", "--", "true"},
+	{"landlock=auto", "abi=9999", "network=deny", "unix=deny", "--", "true"},
+	{"landlock=auto", "abi=10000", "network=deny", "unix=deny", "--", "true"},
+	{"landlock=auto", "abi=99999999999999999999", "network=deny", "unix=deny", "--", "true"},
+	{"landlock=auto", "abi=0007", "network=deny", "unix=deny", "--", "true"},
+	{"landlock=auto", "abi=7", "abi=7", "network=deny", "unix=deny", "--", "true"},
+	{"landlock=auto", "abi=7", "network=deny", "unix=deny", "unix=deny", "--", "true"},
+	{"landlock=auto", "abi=7", "network=deny", "unix=", "--", "true"},
+	{"landlock=auto", "abi=7", "network=deny", "unix=Allow", "--", "true"},
+	{"landlock=auto", "abi=7", "network=deny", "unix=allow\xff", "--", "true"},
+	{"landlock=auto", "abi=7\xff", "network=deny", "unix=allow", "--", "true"},
 }
 
 // TestCStage2ParseArgs: the C parser accepts and rejects what ParseArgs
@@ -153,11 +169,12 @@ func TestCStage2ParseArgs(t *testing.T) {
 
 // describeRules is the Go side of cRules: Rules and Check for the parsed
 // arguments.
-func describeRules(args []string, abi int) (string, bool) {
+func describeRules(args []string) (string, bool) {
 	c, _, err := ParseArgs(args)
 	if err != nil {
 		return err.Error(), false
 	}
+	abi := c.ABI
 	rs := Rules(c, abi)
 	var b strings.Builder
 	fmt.Fprintf(&b, "status=%s\nabi=%d\nrequired=%d\nfs=%s\nnet=%02x\nscoped=%02x\n",
@@ -194,14 +211,16 @@ func TestCStage2Rules(t *testing.T) {
 	}
 	for _, mode := range []Mode{ModeAuto, ModeRequire, ModeOff} {
 		for _, deny := range []bool{false, true} {
-			for _, w := range writables {
-				c := Config{Mode: mode, NetworkDeny: deny, Writable: w}
-				args := c.Command("", []string{"true"})[2:]
-				for abi := -1; abi <= 12; abi++ {
-					got, gotOK := cRules(args, abi)
-					want, wantOK := describeRules(args, abi)
-					if got != want || gotOK != wantOK {
-						t.Errorf("%q at ABI %d:\nC:\n%s\nGo:\n%s", args, abi, got, want)
+			for _, unix := range []bool{false, true} {
+				for _, w := range writables {
+					for abi := -1; abi <= 12; abi++ {
+						c := Config{Mode: mode, NetworkDeny: deny, UnixSockets: unix, Writable: w, ABI: abi}
+						args := c.Command("", []string{"true"})[2:]
+						got, gotOK := cRules(args)
+						want, wantOK := describeRules(args)
+						if got != want || gotOK != wantOK {
+							t.Errorf("%q:\nC:\n%s\nGo:\n%s", args, got, want)
+						}
 					}
 				}
 			}

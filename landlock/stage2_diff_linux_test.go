@@ -273,7 +273,10 @@ func listFiles(f *fixture) string {
 }
 
 func stage2DiffCases(t *testing.T) []diffCase {
-	auto := func(f *fixture) Config { return Config{Mode: ModeAuto, Writable: []string{f.root}, NetworkDeny: true} }
+	planned := "abi=" + strconv.Itoa(hostABI)
+	auto := func(f *fixture) Config {
+		return Config{ABI: hostABI, Mode: ModeAuto, Writable: []string{f.root}, NetworkDeny: true}
+	}
 	// cmd runs argv under the usual Config.
 	cmd := func(argv ...string) func(f *fixture, stage2 string) preExec {
 		return func(f *fixture, stage2 string) preExec { return preExec{Argv: auto(f).Command(stage2, argv)} }
@@ -369,7 +372,7 @@ func stage2DiffCases(t *testing.T) []diffCase {
 		{name: "arguments pass through", spec: cmd("sh", "-c", `printf '[%s]' "$@"`, "sh", "--", "", "landlock=off", "a\nb", "\xff"), check: want(0, "[--][][landlock=off][a\nb][\xff]", "")},
 
 		// Malformed stage-2 lines: nothing runs.
-		{name: "bad: no network", effects: listFiles, spec: raw("landlock=auto", "--", "touch", "$BASE/root/ran"), check: want(127, "", "zsandbox: error: stage 2: no network= argument; the command did not run\n")},
+		{name: "bad: no network", effects: listFiles, spec: raw("landlock=auto", "abi=7", "--", "touch", "$BASE/root/ran"), check: want(127, "", "zsandbox: error: stage 2: no network= argument; the command did not run\n")},
 		{name: "bad: no --", spec: raw("landlock=auto", "network=deny", "true")},
 		{name: "bad: no command", spec: raw("landlock=auto", "network=deny", "--")},
 		{name: "bad: nothing", spec: raw()},
@@ -381,9 +384,9 @@ func stage2DiffCases(t *testing.T) []diffCase {
 		{name: "bad: relative root", spec: raw("landlock=auto", "network=deny", "writable=\xc0\x80rel\U0001F600", "--", "true")},
 		{name: "bad: unknown", spec: raw("landlock=auto", "network=deny", "hide=/x\\y", "--", "true")},
 		// Building the fence.
-		{name: "missing writable root", spec: raw("landlock=auto", "network=deny", "writable=$BASE/missing\n\xff\u200b", "--", "true"),
+		{name: "missing writable root", spec: raw("landlock=auto", "network=deny", planned, "unix=deny", "writable=$BASE/missing\n\xff\u200b", "--", "true"),
 			check: want(127, "", "zsandbox: error: landlock: landlock rule for \"$BASE/missing\\x0a\\xff\\xe2\\x80\\x8b\": no such file or directory; the command did not run\n")},
-		{name: "writable root in an unsearchable directory", setup: tools, spec: raw("landlock=auto", "network=deny", "writable=$BASE/locked/sub", "--", "true"),
+		{name: "writable root in an unsearchable directory", setup: tools, spec: raw("landlock=auto", "network=deny", planned, "unix=deny", "writable=$BASE/locked/sub", "--", "true"),
 			check: func(t *testing.T, f *fixture, r result) {
 				if f.id.uid == 0 {
 					want(0, "", "")(t, f, r)
@@ -392,25 +395,25 @@ func stage2DiffCases(t *testing.T) []diffCase {
 				}
 			}},
 		{name: "roots that are files, devices, / and repeated", effects: listFiles, setup: func(f *fixture) { f.write(f.root+"/file", "old\n") }, spec: raw(
-			"landlock=require", "network=deny", "writable=$BASE/root/file", "writable=/dev/null", "writable=/", "writable=$BASE/root", "writable=$BASE/root",
+			"landlock=require", "network=deny", planned, "unix=deny", "writable=$BASE/root/file", "writable=/dev/null", "writable=/", "writable=$BASE/root", "writable=$BASE/root",
 			"--", "sh", "-c", "echo new > $BASE/root/file && echo ok")},
 		{name: "a root that became a symlink (a swap) refuses", effects: listFiles, setup: func(f *fixture) {
 			f.mkdir(f.root + "/real")
 			os.Symlink(f.root+"/real", f.root+"/swapped")
-		}, spec: raw("landlock=require", "network=deny", "writable=$BASE/root/swapped", "--", "sh", "-c", "echo x > $BASE/root/real/f")},
+		}, spec: raw("landlock=require", "network=deny", planned, "unix=deny", "writable=$BASE/root/swapped", "--", "sh", "-c", "echo x > $BASE/root/real/f")},
 		{name: "many roots", effects: listFiles, setup: func(f *fixture) {
 			for i := range 100 {
 				f.mkdir(f.root + "/d" + strconv.Itoa(i))
 			}
 		}, spec: func(f *fixture, s string) preExec {
-			c := Config{Mode: ModeAuto, NetworkDeny: true}
+			c := Config{ABI: hostABI, Mode: ModeAuto, NetworkDeny: true}
 			for i := range 100 {
 				c.Writable = append(c.Writable, f.root+"/d"+strconv.Itoa(i))
 			}
 			return preExec{Argv: c.Command(s, []string{"sh", "-c", "echo x > " + f.root + "/d99/f; echo y > " + f.root + "/f"})}
 		}, check: wantCode(2)},
 		{name: "landlock off: no fence, no no_new_privs", effects: listFiles, spec: func(f *fixture, s string) preExec {
-			return preExec{Argv: Config{Mode: ModeOff}.Command(s, []string{"sh", "-c", "grep NoNewPrivs /proc/self/status; echo x > " + f.outside + "/out"})}
+			return preExec{Argv: Config{ABI: hostABI, Mode: ModeOff}.Command(s, []string{"sh", "-c", "grep NoNewPrivs /proc/self/status; echo x > " + f.outside + "/out"})}
 		}, check: want(0, "NoNewPrivs:\t0\n", "")},
 
 		{name: "inherited descriptors do not reach the command", extra: devNulls(3), spec: cmd("sh", "-c", "ls /proc/self/fd | sort -n | tr '\\n' ' '"),
@@ -439,8 +442,8 @@ func stage2DiffCases(t *testing.T) []diffCase {
 				})
 				// The command is the probe helper with Landlock off: it only
 				// probes the domain stage 2 put it in.
-				command := append([]string{testBinary(t)}, Config{Mode: ModeOff}.Command("", probes)[2:]...)
-				c := Config{Mode: ModeRequire, Writable: []string{f.root}, NetworkDeny: true}
+				command := append([]string{testBinary(t)}, Config{ABI: hostABI, Mode: ModeOff}.Command("", probes)[2:]...)
+				c := Config{ABI: hostABI, Mode: ModeRequire, Writable: []string{f.root}, NetworkDeny: true}
 				return preExec{Argv: c.Command(s, command), Env: []string{"PATH=/usr/bin:/bin", helperEnv + "=probe"}}
 			},
 			check: func(t *testing.T, f *fixture, r result) {
@@ -457,18 +460,22 @@ func stage2DiffCases(t *testing.T) []diffCase {
 	}
 	if _, err := exec.LookPath("bwrap"); err == nil && ABI() >= 6 {
 		cases = append(cases,
-			diffCase{name: "bwrap: require without Landlock", extra: func(t *testing.T) []*os.File {
+			diffCase{name: "bwrap: require planned without Landlock", extra: func(t *testing.T) []*os.File {
 				return []*os.File{errnoFilter(t, unix.SYS_LANDLOCK_CREATE_RULESET, unix.ENOSYS)}
 			}, effects: listFiles, spec: func(f *fixture, s string) preExec {
 				c := Config{Mode: ModeRequire, Writable: []string{f.root}, NetworkDeny: true}
 				return preExec{Argv: bwrap(f, true, c, s, "touch", f.root+"/ran")}
 			}, check: want(127, "", "zsandbox: error: --landlock require: this kernel has no Landlock; the command did not run\n"+
 				"zsandbox: hint: Landlock needs Linux 5.13 or newer with landlock in the lsm= boot parameter (see /sys/kernel/security/lsm); or use --landlock auto to run with bubblewrap alone\n")},
-			diffCase{name: "bwrap: auto without Landlock", extra: func(t *testing.T) []*os.File {
+			// The parent planned Landlock; a filter hides it from the
+			// stage 2, which must refuse rather than run without it.
+			diffCase{name: "bwrap: auto planned, Landlock hidden by a filter", extra: func(t *testing.T) []*os.File {
 				return []*os.File{errnoFilter(t, unix.SYS_LANDLOCK_CREATE_RULESET, unix.ENOSYS)}
 			}, effects: listFiles, spec: func(f *fixture, s string) preExec {
 				return preExec{Argv: bwrap(f, true, auto(f), s, "sh", "-c", "echo x > "+f.outside+"/out; grep NoNewPrivs /proc/self/status")}
-			}, check: wantCode(0)},
+			}, check: want(127, "", "zsandbox: error: landlock: the sandbox sees Landlock ABI 0, but zsandbox planned the fence for ABI "+strconv.Itoa(hostABI)+
+				" (is a seccomp filter refusing landlock_create_ruleset?); the command did not run\n"+
+				"zsandbox: hint: let the seccomp profile allow landlock_create_ruleset, landlock_add_rule and landlock_restrict_self, or use --landlock off\n")},
 			diffCase{name: "bwrap: landlock_create_ruleset fails", extra: func(t *testing.T) []*os.File {
 				return []*os.File{errnoFilter(t, unix.SYS_LANDLOCK_ADD_RULE, unix.EPERM)}
 			}, spec: func(f *fixture, s string) preExec {
@@ -503,8 +510,8 @@ func stage2DiffCases(t *testing.T) []diffCase {
 				shm := "/dev/shm/zs-diff-" + filepath.Base(f.base)
 				probes := []string{"write:/dev/null", "read:/dev/zero", "write:/dev/full", "pty", "create:" + shm,
 					"create:" + f.root + "/new", "create:/dev/zsfile", "mknod:/dev/zsfifo"}
-				command := append([]string{testBinary(t)}, Config{Mode: ModeOff}.Command("", probes)[2:]...)
-				c := Config{Mode: ModeRequire, Writable: []string{f.root}, NetworkDeny: true}
+				command := append([]string{testBinary(t)}, Config{ABI: hostABI, Mode: ModeOff}.Command("", probes)[2:]...)
+				c := Config{ABI: hostABI, Mode: ModeRequire, Writable: []string{f.root}, NetworkDeny: true}
 				args := []string{b, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--bind", f.root, f.root,
 					"--unshare-all", "--new-session", "--die-with-parent", "--cap-drop", "ALL", "--"}
 				return preExec{Argv: append(args, c.Command(s, command)...), Env: []string{"PATH=/usr/bin:/bin", helperEnv + "=probe"}}

@@ -335,22 +335,77 @@ enum { MODE_UNSET, MODE_AUTO, MODE_REQUIRE, MODE_OFF };
 // roots among them in order (no copy is made).
 struct zs_config {
 	int mode;
+	int abi; // Config.ABI: the ABI the parent planned the fence for
 	int deny;
+	int unix_allow; // Config.UnixSockets
 	char **items;
 	int nitems;
 };
 
 #define KEY_MODE "landlock="
+#define KEY_ABI "abi="
 #define KEY_NETWORK "network="
+#define KEY_UNIX "unix="
 #define KEY_WRITABLE "writable="
+#define MAX_ABI_DIGITS 4 // maxABIDigits
 
 static int has_prefix(const char *s, const char *prefix) { return strncmp(s, prefix, strlen(prefix)) == 0; }
+
+// parse_allow_deny is parseAllowDeny: key's allow or deny into *flag, deny
+// setting it to true_for_deny. It returns 0 with the error in err.
+static int parse_allow_deny(int *flag, int true_for_deny, int *seen, const char *key, const char *v, struct zs_buf *err)
+{
+	if (*seen) {
+		buf_str(err, key);
+		buf_str(err, " given twice");
+		return 0;
+	}
+	*seen = 1;
+	if (strcmp(v, "deny") == 0) {
+		*flag = true_for_deny;
+	} else if (strcmp(v, "allow") == 0) {
+		*flag = !true_for_deny;
+	} else {
+		buf_str(err, key);
+		buf_quote(err, v);
+		buf_str(err, ": must be allow or deny");
+		return 0;
+	}
+	return 1;
+}
+
+// parse_abi is parseABIArg: a decimal number of at most MAX_ABI_DIGITS
+// digits. It returns 0 with the error in err.
+static int parse_abi(struct zs_config *c, int *seen, const char *v, struct zs_buf *err)
+{
+	if (*seen) {
+		buf_str(err, "abi= given twice");
+		return 0;
+	}
+	*seen = 1;
+	int n = 0;
+	for (int i = 0; v[i] != '\0'; i++) {
+		if (v[i] < '0' || v[i] > '9' || i >= MAX_ABI_DIGITS) {
+			n = -1;
+			break;
+		}
+		n = n * 10 + (v[i] - '0');
+	}
+	if (v[0] == '\0' || n < 0) {
+		buf_str(err, "abi=");
+		buf_quote(err, v);
+		buf_str(err, ": must be a Landlock ABI version");
+		return 0;
+	}
+	c->abi = n;
+	return 1;
+}
 
 // parse_args is ParseArgs on args[:n]: it returns the index of the "--"
 // before the command, or -1 with the error in err.
 static int parse_args(int n, char **args, struct zs_config *c, struct zs_buf *err)
 {
-	int saw_network = 0;
+	int saw_abi = 0, saw_network = 0, saw_unix = 0;
 	memset(c, 0, sizeof *c);
 	buf_str(err, "stage 2: ");
 	for (int i = 0; i < n; i++) {
@@ -360,8 +415,16 @@ static int parse_args(int n, char **args, struct zs_config *c, struct zs_buf *er
 				buf_str(err, "no landlock= argument");
 				return -1;
 			}
+			if (!saw_abi) {
+				buf_str(err, "no abi= argument");
+				return -1;
+			}
 			if (!saw_network) {
 				buf_str(err, "no network= argument");
+				return -1;
+			}
+			if (!saw_unix) {
+				buf_str(err, "no unix= argument");
 				return -1;
 			}
 			if (i + 1 >= n) {
@@ -394,21 +457,15 @@ static int parse_args(int n, char **args, struct zs_config *c, struct zs_buf *er
 				buf_str(err, ": must be auto, require or off");
 				return -1;
 			}
-		} else if (has_prefix(a, KEY_NETWORK)) { // parseNetworkArg
-			const char *v = a + strlen(KEY_NETWORK);
-			if (saw_network) {
-				buf_str(err, "network= given twice");
+		} else if (has_prefix(a, KEY_ABI)) {
+			if (!parse_abi(c, &saw_abi, a + strlen(KEY_ABI), err))
 				return -1;
-			}
-			saw_network = 1;
-			if (strcmp(v, "deny") == 0) {
-				c->deny = 1;
-			} else if (strcmp(v, "allow") != 0) {
-				buf_str(err, "network=");
-				buf_quote(err, v);
-				buf_str(err, ": must be allow or deny");
+		} else if (has_prefix(a, KEY_NETWORK)) {
+			if (!parse_allow_deny(&c->deny, 1, &saw_network, KEY_NETWORK, a + strlen(KEY_NETWORK), err))
 				return -1;
-			}
+		} else if (has_prefix(a, KEY_UNIX)) {
+			if (!parse_allow_deny(&c->unix_allow, 0, &saw_unix, KEY_UNIX, a + strlen(KEY_UNIX), err))
+				return -1;
 		} else if (has_prefix(a, KEY_WRITABLE)) { // parseWritableArg
 			const char *v = a + strlen(KEY_WRITABLE);
 			if (v[0] != '/') {
@@ -431,18 +488,19 @@ static int parse_args(int n, char **args, struct zs_config *c, struct zs_buf *er
 
 enum { ST_ENFORCED, ST_OFF, ST_UNAVAILABLE, ST_REFUSED };
 
-// zs_fence is fence(c): deny_only items are there under --network deny.
+// zs_fence is fence(c): deny_only items are there under --network deny,
+// unix_only ones without --allow-unix-sockets.
 static const struct {
 	const char *what;
-	int abi, required, deny_only;
+	int abi, required, deny_only, unix_only;
 } zs_fence[] = {
-	{"writes outside the writable roots", 1, 1, 0},
-	{"truncation of files outside the writable roots", 3, 1, 0},
-	{"TCP connect and bind", 4, 1, 1},
-	{"signals to processes outside the sandbox", 6, 1, 0},
-	{"connections to abstract unix sockets outside the sandbox", 6, 1, 0},
-	{"connections to pathname unix sockets made outside the sandbox", 9, 0, 1},
-	{"UDP bind and send", 10, 0, 1},
+	{"writes outside the writable roots", 1, 1, 0, 0},
+	{"truncation of files outside the writable roots", 3, 1, 0, 0},
+	{"TCP connect and bind", 4, 1, 1, 0},
+	{"signals to processes outside the sandbox", 6, 1, 0, 0},
+	{"connections to abstract unix sockets outside the sandbox", 6, 1, 0, 1},
+	{"connections to pathname unix sockets made outside the sandbox", 9, 0, 0, 1},
+	{"UDP bind and send", 10, 0, 1, 0},
 };
 
 #define ZS_FENCE_LEN ((int)(sizeof zs_fence / sizeof zs_fence[0]))
@@ -450,7 +508,7 @@ static const struct {
 // in_required_fence: fence item i is required under c.
 static int in_required_fence(const struct zs_config *c, int i)
 {
-	return zs_fence[i].required && (c->deny || !zs_fence[i].deny_only);
+	return zs_fence[i].required && (c->deny || !zs_fence[i].deny_only) && (!c->unix_allow || !zs_fence[i].unix_only);
 }
 
 // zs_plan is the Ruleset without its paths (see rule_at).
@@ -480,9 +538,11 @@ static void make_plan(const struct zs_config *c, int abi, struct zs_plan *p)
 	p->fs = fs_at(p->abi);
 	if (c->deny)
 		p->net = net_at(p->abi); // no port is allowed
-	else
-		p->fs &= ~FS_RESOLVE_UNIX;
 	p->scoped = scope_at(p->abi);
+	if (c->unix_allow) {
+		p->fs &= ~FS_RESOLVE_UNIX;
+		p->scoped &= ~SCOPE_ABSTRACT_UNIX_SOCKET;
+	}
 }
 
 // require_message is RequireError's Error (into msg) and Hint (into hint)
@@ -667,12 +727,12 @@ static void add_path_rule(int ruleset, const struct zs_rule *r)
 }
 
 // enforce is enforce(c, false) with Stage2's error handling: it restricts
-// this (only) thread or dies with 127.
+// this (only) thread with the planned fence or dies with 127.
 static void enforce(const struct zs_config *c)
 {
 	struct zs_plan p;
 	struct zs_buf msg = {0};
-	make_plan(c, landlock_abi(), &p);
+	make_plan(c, c->abi, &p);
 	if (p.status == ST_REFUSED) {
 		struct zs_buf hint = {0};
 		require_message(c, &p, &msg, &hint);
@@ -681,6 +741,16 @@ static void enforce(const struct zs_config *c)
 	}
 	if (p.status != ST_ENFORCED)
 		return;
+	int seen = landlock_abi();
+	if (seen < p.abi) { // PlannedError
+		buf_str(&msg, "landlock: the sandbox sees Landlock ABI ");
+		buf_uint(&msg, (unsigned)seen);
+		buf_str(&msg, ", but zsandbox planned the fence for ABI ");
+		buf_uint(&msg, (unsigned)p.abi);
+		buf_str(&msg, " (is a seccomp filter refusing landlock_create_ruleset?)");
+		die_not_run(&msg, "let the seccomp profile allow landlock_create_ruleset, landlock_add_rule and "
+				  "landlock_restrict_self, or use --landlock off");
+	}
 
 	// rulesetFD: network rights handled with no port rule deny every
 	// TCP (and, from ABI 10, UDP) connect and bind.
@@ -953,7 +1023,10 @@ int zs_test_parse(int n, char **args, char **out, size_t *outlen)
 		b.len = 0;
 		buf_str(&b, "landlock=");
 		buf_str(&b, modes[c.mode]);
+		buf_str(&b, "\nabi=");
+		buf_uint(&b, (unsigned)c.abi);
 		buf_str(&b, c.deny ? "\nnetwork=deny\n" : "\nnetwork=allow\n");
+		buf_str(&b, c.unix_allow ? "unix=allow\n" : "unix=deny\n");
 		for (int i = 0; i < c.nitems; i++) {
 			if (has_prefix(c.items[i], KEY_WRITABLE)) {
 				buf_str(&b, c.items[i]);
@@ -968,7 +1041,7 @@ int zs_test_parse(int n, char **args, char **out, size_t *outlen)
 	return sep >= 0;
 }
 
-int zs_test_rules(int n, char **args, int abi, char **out, size_t *outlen)
+int zs_test_rules(int n, char **args, char **out, size_t *outlen)
 {
 	static const char *const statuses[] = {"enforced", "off", "unavailable", "refused"};
 	struct zs_config c;
@@ -979,7 +1052,7 @@ int zs_test_rules(int n, char **args, int abi, char **out, size_t *outlen)
 		return 0;
 	}
 	b.len = 0;
-	make_plan(&c, abi, &p);
+	make_plan(&c, c.abi, &p);
 	buf_str(&b, "status=");
 	buf_str(&b, statuses[p.status]);
 	buf_str(&b, "\nabi=");

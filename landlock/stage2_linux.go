@@ -41,8 +41,12 @@ func Stage2(args []string) {
 	// the all-threads call saves a stop-the-world in a cgo-free build.
 	if _, err := enforce(c, false); err != nil {
 		var re *RequireError
-		if errors.As(err, &re) {
+		var pe *PlannedError
+		switch {
+		case errors.As(err, &re):
 			die(127, re.Error()+"; the command did not run", re.Hint())
+		case errors.As(err, &pe):
+			die(127, pe.Error()+"; the command did not run", pe.Hint())
 		}
 		die(127, "landlock: "+errMessage(err)+"; the command did not run", "")
 	}

@@ -23,6 +23,6 @@ void zs_test_errno(int e, char **out, size_t *outlen);
 int zs_test_parse(int n, char **args, char **out, size_t *outlen);
 
 // zs_test_rules parses args as zs_test_parse does and describes the plan
-// for a kernel with Landlock ABI abi: what Rules and Check return. It
-// returns 0 when the arguments do not parse.
-int zs_test_rules(int n, char **args, int abi, char **out, size_t *outlen);
+// for the ABI they carry: what Rules and Check return. It returns 0 when
+// the arguments do not parse.
+int zs_test_rules(int n, char **args, char **out, size_t *outlen);

@@ -34,7 +34,7 @@ func TestStage2ExitStatus(t *testing.T) {
 		os.Chmod(filepath.Join(bin, "noshebang"), 0o755)
 		f.write(filepath.Join(f.base, "zslocal"), "#!/bin/sh\necho local\n") // in the command's cwd
 		os.Chmod(filepath.Join(f.base, "zslocal"), 0o755)
-		c := Config{Mode: ModeAuto, Writable: []string{f.root}, NetworkDeny: true}
+		c := Config{ABI: hostABI, Mode: ModeAuto, Writable: []string{f.root}, NetworkDeny: true}
 		path := "PATH=" + f.root + "/empty:" + bin + ":/usr/bin:/bin"
 		tests := []struct {
 			name           string
@@ -73,7 +73,7 @@ func TestStage2ExitStatus(t *testing.T) {
 // execvp looks (/bin:/usr/bin).
 func TestStage2UnsetPath(t *testing.T) {
 	f := newFixture(t, identity{name: "self", uid: os.Geteuid(), gid: os.Getegid()})
-	cmd := f.command(testBinary(t), Config{Mode: ModeAuto}.Command("", []string{"sh", "-c", "echo ran"})[1:])
+	cmd := f.command(testBinary(t), Config{ABI: hostABI, Mode: ModeAuto}.Command("", []string{"sh", "-c", "echo ran"})[1:])
 	cmd.Env = []string{"HOME=" + f.base}
 	if r := run(t, cmd); r.code != 0 || r.stdout != "ran\n" {
 		t.Errorf("exit %d, stdout %q, stderr %q; want 0, \"ran\\n\"", r.code, r.stdout, r.stderr)
@@ -84,7 +84,7 @@ func TestStage2UnsetPath(t *testing.T) {
 func TestStage2BadArgs(t *testing.T) {
 	f := newFixture(t, identity{name: "self", uid: os.Geteuid(), gid: os.Getegid()})
 	marker := filepath.Join(f.root, "ran")
-	r := run(t, f.command(testBinary(t), []string{Stage2Arg, "landlock=auto", "--", "touch", marker}))
+	r := run(t, f.command(testBinary(t), []string{Stage2Arg, "landlock=auto", "abi=7", "--", "touch", marker}))
 	want := "zsandbox: error: stage 2: no network= argument; the command did not run\n"
 	if r.code != 127 || r.stderr != want {
 		t.Errorf("exit %d, stderr %q; want 127, %q", r.code, r.stderr, want)
@@ -99,7 +99,7 @@ func TestStage2Confines(t *testing.T) {
 	eachIdentity(t, func(t *testing.T, id identity) {
 		f := newFixture(t, id)
 		l := newListeners(t, f)
-		c := Config{Mode: ModeRequire, Writable: []string{f.root}, NetworkDeny: true}
+		c := Config{ABI: hostABI, Mode: ModeRequire, Writable: []string{f.root}, NetworkDeny: true}
 		script := "echo in > " + f.root + "/in; echo out > " + f.outside + "/out; echo evil > " + f.outside + "/file; kill -TERM " +
 			strconv.Itoa(l.victim.Process.Pid)
 		r := f.stage2(c, []string{"sh", "-c", script})
@@ -143,7 +143,7 @@ func TestStage2FromDeletedFD(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer extra.Close()
-		c := Config{Mode: ModeAuto, Writable: []string{f.root}, NetworkDeny: true}
+		c := Config{ABI: hostABI, Mode: ModeAuto, Writable: []string{f.root}, NetworkDeny: true}
 
 		// The command lists its open descriptors above stderr.
 		list := []string{"/bin/sh", "-c", "exec ls -l /proc/self/fd"}
@@ -184,8 +184,8 @@ func TestStage2InBwrap(t *testing.T) {
 		sort.Strings(list)
 		// The command is the probe helper with Landlock off: it only probes
 		// the domain stage 2 put it in.
-		command := append([]string{testBinary(t)}, Config{Mode: ModeOff}.Command("", list)[2:]...)
-		stage2 := Config{Mode: ModeRequire, Writable: []string{f.root}, NetworkDeny: true}.Command(testBinary(t), command)
+		command := append([]string{testBinary(t)}, Config{ABI: hostABI, Mode: ModeOff}.Command("", list)[2:]...)
+		stage2 := Config{ABI: hostABI, Mode: ModeRequire, Writable: []string{f.root}, NetworkDeny: true}.Command(testBinary(t), command)
 		args := append([]string{"--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--bind", f.root, f.root,
 			"--unshare-all", "--new-session", "--die-with-parent", "--cap-drop", "ALL", "--"}, stage2...)
 		r := run(t, f.command(bwrap, args, helperEnv+"=probe"))
@@ -240,14 +240,19 @@ func leakedFDs(ls string) string {
 	return b.String()
 }
 
-// TestStage2RequireWithoutLandlock simulates a kernel without Landlock: an
-// outer seccomp filter (bwrap --seccomp) makes landlock_create_ruleset fail
-// with ENOSYS. require then exits 127 and runs nothing; auto runs the
-// command; and without the filter require runs it, so the refusal is the
+// TestStage2RequireWithoutLandlock simulates a seccomp filter that hides
+// Landlock from the stage 2 after the parent planned it (a --seccomp-profile
+// refusing landlock_create_ruleset): an outer filter (bwrap --seccomp) makes
+// it fail with ENOSYS. Both require and auto then exit 127 and run nothing
+// (auto used to run the command without Landlock while explain said
+// "enforced"); and without the filter both run it, so the refusal is the
 // filter's doing.
 func TestStage2RequireWithoutLandlock(t *testing.T) {
 	requireLandlock(t, 6)
 	bwrap := findBwrap(t)
+	hidden := "zsandbox: error: landlock: the sandbox sees Landlock ABI 0, but zsandbox planned the fence for ABI " + strconv.Itoa(hostABI) +
+		" (is a seccomp filter refusing landlock_create_ruleset?); the command did not run\n" +
+		"zsandbox: hint: let the seccomp profile allow landlock_create_ruleset, landlock_add_rule and landlock_restrict_self, or use --landlock off\n"
 	eachIdentity(t, func(t *testing.T, id identity) {
 		f := newFixture(t, id)
 		tests := []struct {
@@ -258,14 +263,14 @@ func TestStage2RequireWithoutLandlock(t *testing.T) {
 			stderr  string
 			created bool
 		}{
-			{"require, no Landlock", ModeRequire, true, 127, "zsandbox: error: --landlock require: this kernel has no Landlock; the command did not run\n" +
-				"zsandbox: hint: Landlock needs Linux 5.13 or newer with landlock in the lsm= boot parameter (see /sys/kernel/security/lsm); or use --landlock auto to run with bubblewrap alone\n", false},
-			{"auto, no Landlock", ModeAuto, true, 0, "", true},
+			{"require, Landlock hidden", ModeRequire, true, 127, hidden, false},
+			{"auto, Landlock hidden", ModeAuto, true, 127, hidden, false},
 			{"require, Landlock", ModeRequire, false, 0, "", true},
+			{"auto, Landlock", ModeAuto, false, 0, "", true},
 		}
 		for i, tt := range tests {
 			marker := filepath.Join(f.root, "ran"+strconv.Itoa(i))
-			c := Config{Mode: tt.mode, Writable: []string{f.root}, NetworkDeny: true}
+			c := Config{ABI: hostABI, Mode: tt.mode, Writable: []string{f.root}, NetworkDeny: true}
 			args := []string{"--dev-bind", "/", "/"}
 			var files []*os.File
 			if tt.filter {
@@ -325,9 +330,9 @@ func enosysFilter(t *testing.T) *os.File {
 
 // TestStage2Argv: the argv the runner builds is what stage 2 reads.
 func TestStage2Argv(t *testing.T) {
-	c := Config{Mode: ModeRequire, Writable: []string{"/a b"}, NetworkDeny: true}
+	c := Config{ABI: hostABI, Mode: ModeRequire, Writable: []string{"/a b"}, NetworkDeny: true}
 	got := strings.Join(c.Command("/proc/self/fd/5", []string{"go", "test"}), "|")
-	want := "/proc/self/fd/5|__stage2|landlock=require|network=deny|writable=/a b|--|go|test"
+	want := "/proc/self/fd/5|__stage2|landlock=require|abi=" + strconv.Itoa(hostABI) + "|network=deny|unix=deny|writable=/a b|--|go|test"
 	if got != want {
 		t.Errorf("Command = %q, want %q", got, want)
 	}

@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"regexp"
 	"sort"
 	"strings"
 )
@@ -12,26 +13,76 @@ var credentialWords = []string{
 	"PRIVATE_KEY", "CREDENTIAL",
 }
 
-// awsHarmless are AWS_* names that select, but do not hold, credentials.
-var awsHarmless = map[string]bool{"AWS_REGION": true, "AWS_DEFAULT_REGION": true, "AWS_PROFILE": true}
+// credentialParts are whole "_"-separated parts of a name that mark a
+// secret, where a substring would catch too much (PWD, PASSENGER_*):
+// DB_PASS, MYSQL_PWD, SENTRY_DSN, CI_JOB_JWT_V2, NPM_CONFIG__AUTH,
+// DOCKER_AUTH_CONFIG, RAILS_MASTER_KEY.
+var credentialParts = map[string]bool{
+	"PASS": true, "PWD": true, "PASSPHRASE": true, "DSN": true, "JWT": true,
+	"AUTH": true, "KEY": true, "CREDS": true, "COOKIE": true,
+}
+
+// notCredentials are names that match a rule above but hold none: AWS_*
+// names that select, but do not hold, credentials; the shell's working
+// directory; zsandbox's own list of names to pass.
+var notCredentials = map[string]bool{
+	"AWS_REGION": true, "AWS_DEFAULT_REGION": true, "AWS_PROFILE": true,
+	"PWD": true, "ZSANDBOX_PASS_ENV": true,
+}
 
 // LooksLikeCredential reports whether an environment variable name is
 // dropped by default.
 func LooksLikeCredential(name string) bool {
 	u := strings.ToUpper(name)
+	if notCredentials[u] {
+		return false
+	}
 	for _, w := range credentialWords {
 		if strings.Contains(u, w) {
 			return true
 		}
 	}
+	for _, part := range strings.Split(u, "_") {
+		if credentialParts[part] {
+			return true
+		}
+	}
 	switch {
-	case strings.HasPrefix(u, "AWS_"):
-		return !awsHarmless[u]
-	case strings.HasPrefix(u, "GH_"), u == "SSH_AUTH_SOCK":
+	case strings.HasPrefix(u, "AWS_"), strings.HasPrefix(u, "GH_"),
+		strings.HasPrefix(u, "OP_SESSION_"), u == "BW_SESSION", u == "SSH_AUTH_SOCK":
 		return true
 	}
 	return false
 }
+
+// secretValue matches values that hold a secret whatever the variable is
+// called (DATABASE_URL, REDIS_URL, PIP_INDEX_URL, a connection string):
+//   - a URL with a password in its userinfo (scheme://user:pass@host), or a
+//     secret in its query (?sig=, &token=, ?key=: Azure SAS, signed URLs);
+//   - an HTTP Authorization value (Bearer or Basic and a long credential);
+//   - a connection string with a Password=, Pwd=, AccountKey= or
+//     SharedAccessKey= field (ADO.NET, ODBC, Azure Storage);
+//   - a PEM private key;
+//   - a token in a format its issuer made recognisable (GitHub, GitLab,
+//     Slack, Anthropic, OpenAI, npm, PyPI, Hugging Face, an AWS key id)
+//     or a JWT.
+//
+// The whole variable is dropped, not redacted: a URL without its password
+// fails to authenticate anyway, and dropping leaves no half-parsed value
+// (several hosts, %-escapes) that could still hold the secret.
+var secretValue = regexp.MustCompile(`(?i:[a-z][a-z0-9+.-]*://[^/?#@\s]*:[^/?#@\s]*@)` +
+	`|(?i:[?&](?:sig|token|access_token|auth|api_?key|key|password|secret)=[^&\s])` +
+	`|(?i:\b(?:bearer|basic)\s+[A-Za-z0-9._~+/=-]{16,})` +
+	`|(?i:(?:^|;)\s*(?:password|pwd|accountkey|sharedaccesskey)\s*=)` +
+	`|PRIVATE KEY-----` +
+	`|\b(?:gh[pousr]_[A-Za-z0-9]{36}|github_pat_[A-Za-z0-9_]{22,}|glpat-[A-Za-z0-9_-]{20}` +
+	`|xox[abposr]-[A-Za-z0-9-]{10,}|sk-[A-Za-z0-9_-]{20,}|npm_[A-Za-z0-9]{36}` +
+	`|pypi-[A-Za-z0-9_-]{50,}|hf_[A-Za-z0-9]{30,}|AKIA[0-9A-Z]{16})` +
+	`|eyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.`)
+
+// HoldsCredential reports whether a variable's value is dropped by
+// default, whatever its name.
+func HoldsCredential(value string) bool { return secretValue.MatchString(value) }
 
 // resolveEnv filters the host environment and applies --env and --pass-env.
 func resolveEnv(hostEnv, set, pass []string) (env, dropped []string, err error) {
@@ -55,7 +106,7 @@ func resolveEnv(hostEnv, set, pass []string) (env, dropped []string, err error) 
 		if !ok || k == "" {
 			continue
 		}
-		if LooksLikeCredential(k) && !passing[k] {
+		if (LooksLikeCredential(k) || HoldsCredential(v)) && !passing[k] {
 			dropped = appendOnce(dropped, k)
 			continue
 		}

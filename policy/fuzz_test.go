@@ -63,3 +63,28 @@ func FuzzReadGitConfig(f *testing.F) {
 		}
 	})
 }
+
+// FuzzHiddenFromEnv: whatever a variable that moves a store holds, hiding
+// neither fails nor hides "/" or a kernel tree, and every path is absolute
+// and clean.
+func FuzzHiddenFromEnv(f *testing.F) {
+	for _, s := range []string{"/", "", "rel/x", "~", "~bob/x", "/dev/fd/63", "/proc/self/fd/3",
+		"a::b:", "/x/../..", "../../..", "/sys", "\xff\xfe"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, v string) {
+		if strings.ContainsRune(v, 0) {
+			return // not a possible environment value
+		}
+		host := Host{Env: []string{"GNUPGHOME=" + v, "KUBECONFIG=" + v, "XDG_CONFIG_HOME=" + v}}
+		hidden, _, err := resolveHidden(nil, host, "/home/u", "/work", newSymlinks())
+		if err != nil {
+			t.Fatalf("value %q: %v", v, err)
+		}
+		for _, h := range hidden {
+			if h.Path == "/" || kernelTree(h.Path) != "" || !filepath.IsAbs(h.Path) || filepath.Clean(h.Path) != h.Path {
+				t.Fatalf("value %q hid %q", v, h.Path)
+			}
+		}
+	})
+}

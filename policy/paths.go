@@ -54,6 +54,9 @@ type resolved struct {
 	path   string // symlink-free
 	exists bool
 	isDir  bool
+	// links are the symlinks followed on the way, in order: the trust
+	// rules (trust.go) judge each one.
+	links []string
 }
 
 // maxLinks bounds symlink chains, as the kernel's ELOOP does.
@@ -78,51 +81,62 @@ func (s *symlinks) walk(p string, depth int) resolved {
 		return r
 	}
 	parent := s.walk(filepath.Dir(p), depth)
-	r := resolved{path: filepath.Join(parent.path, filepath.Base(p))}
+	r := resolved{path: filepath.Join(parent.path, filepath.Base(p)), links: parent.links}
 	if parent.exists {
-		r = s.leaf(r.path, depth)
+		r = s.leaf(r.path, parent.links, depth)
 	}
 	s.seen[p] = r
 	return r
 }
 
-// leaf resolves the last component of full, whose parent is symlink-free.
-func (s *symlinks) leaf(full string, depth int) resolved {
+// leaf resolves the last component of full, whose parent is symlink-free
+// and was reached through links.
+func (s *symlinks) leaf(full string, links []string, depth int) resolved {
 	fi, err := os.Lstat(full)
 	switch {
 	case err != nil:
-		return resolved{path: full}
+		return resolved{path: full, links: links}
 	case fi.Mode()&os.ModeSymlink == 0:
-		return resolved{path: full, exists: true, isDir: fi.IsDir()}
+		return resolved{path: full, exists: true, isDir: fi.IsDir(), links: links}
 	case depth >= maxLinks:
-		return resolved{path: full}
+		return resolved{path: full, links: links}
 	}
 	target, err := os.Readlink(full)
 	if err != nil {
-		return resolved{path: full}
+		return resolved{path: full, links: links}
 	}
-	if hasDotDot(target) {
-		// "a/../b" through a symlinked a is not lexical: let the
-		// library walk it component by component.
-		if c, err := filepath.EvalSymlinks(full); err == nil {
-			fi, err := os.Stat(c)
-			return resolved{path: c, exists: err == nil, isDir: err == nil && fi.IsDir()}
-		}
-		return resolved{path: full}
+	links = append(append([]string(nil), links...), full)
+	start := filepath.Dir(full)
+	if filepath.IsAbs(target) {
+		start = "/"
 	}
-	if !filepath.IsAbs(target) {
-		target = filepath.Join(filepath.Dir(full), target)
-	}
-	return s.walk(filepath.Clean(target), depth+1)
+	r := s.follow(start, target, depth+1)
+	r.links = append(links, r.links...)
+	return r
 }
 
-func hasDotDot(p string) bool {
-	for _, part := range strings.Split(p, "/") {
-		if part == ".." {
-			return true
+// follow resolves target component by component from the symlink-free
+// directory start: ".." after a symlinked component is its real parent,
+// as the kernel has it, not the lexical one.
+func (s *symlinks) follow(start, target string, depth int) resolved {
+	cur := resolved{path: start, exists: true, isDir: true}
+	var links []string
+	for _, part := range strings.Split(target, "/") {
+		switch {
+		case part == "" || part == ".":
+			continue
+		case !cur.exists:
+			cur.path = filepath.Join(cur.path, part)
+			continue
+		case part == "..":
+			cur = resolved{path: filepath.Dir(cur.path), exists: true, isDir: true}
+			continue
 		}
+		cur = s.walk(filepath.Join(cur.path, part), depth)
+		links = append(links, cur.links...)
 	}
-	return false
+	cur.links = links
+	return cur
 }
 
 // Within reports whether p is root or lies beneath it, comparing whole path

@@ -20,8 +20,9 @@ const (
 	NetworkAllow Network = "allow"
 )
 
-// Source says where a writable root or a protected path came from, in the
-// words explain prints.
+// Source says where a writable root, a protected path, or a hidden path
+// that is not simply a default under $HOME, came from, in the words
+// explain prints.
 type Source string
 
 // The sources of writable roots, then of protected paths.
@@ -46,7 +47,17 @@ const (
 	SourceHiddenAbsent Source = "hide (missing)"
 	SourceProtectFlag  Source = "--protect"
 	SourceProtectEnv   Source = "ZSANDBOX_PROTECT"
+	SourceSelf         Source = "zsandbox binary"
 )
+
+// because says where a hidden path came from, for messages: "" when it
+// needs no explaining.
+func (s Source) because() string {
+	if s == "" {
+		return ""
+	}
+	return " (from " + string(s) + ")"
+}
 
 // Root is one writable root: an absolute, clean, symlink-free path.
 type Root struct {
@@ -67,6 +78,10 @@ type Hidden struct {
 	Path   string `json:"path"`
 	Exists bool   `json:"exists"`
 	IsDir  bool   `json:"isDir"`
+	// Source is set when the path is not simply a default under $HOME or
+	// a --hide entry: "account home", or the variable that moved a store
+	// ("$GNUPGHOME").
+	Source Source `json:"source,omitempty"`
 }
 
 // Policy is the resolved, platform-neutral description of one sandbox.
@@ -82,10 +97,18 @@ type Policy struct {
 	// Protected paths stay read-only inside writable roots.
 	Protected []Protected `json:"protected"`
 	Network   Network     `json:"network"`
+	// UnixSockets (--allow-unix-sockets) lets the command connect to unix
+	// sockets made outside the sandbox: the host's daemons (docker.sock,
+	// D-Bus, tmux, X11, ssh-agent). Off, in every network mode, only the
+	// command's own sockets are reachable, where the kernel can tell them
+	// apart, and no unix socket at all where it cannot.
+	UnixSockets bool `json:"unixSockets"`
 	// Env is the command's environment, KEY=VALUE.
 	Env []string `json:"-"`
 	// DroppedEnv names (never values) the variables kept from the command.
 	DroppedEnv []string `json:"droppedEnv"`
+	// trust is what the policy was judged with, for CheckInput.
+	trust *trust
 }
 
 // WritablePaths returns the writable roots' paths, in policy order.

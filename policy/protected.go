@@ -33,8 +33,8 @@ type Protected struct {
 	Content string `json:"-"`
 }
 
-// candidate is a path that is protected if a writable root contains it.
-type candidate struct {
+// protectable is a path that is protected if a writable root contains it.
+type protectable struct {
 	path    string
 	dir     bool
 	source  Source
@@ -53,9 +53,10 @@ type UnsafeError struct{ Msg, Hint string }
 func (e *UnsafeError) Error() string { return e.Msg }
 
 // resolveProtected lists the protected paths that lie inside writable
-// roots: the built-in candidates and the user's --protect entries. Only
-// known locations are examined: no directory is walked.
-func (p *Policy) resolveProtected(asked []Path, host Host, fs *symlinks) error {
+// roots: the built-in candidates, zsandbox's own binary (exe) and the
+// user's --protect entries. Only known locations are examined: no
+// directory is walked.
+func (p *Policy) resolveProtected(asked []Path, host Host, fs *symlinks, exe string) error {
 	seen := map[string]bool{}
 	roots, holders, masked := pathSet{}, pathSet{}, pathSet{}
 	for _, r := range p.Writable {
@@ -78,6 +79,10 @@ func (p *Policy) resolveProtected(asked []Path, host Host, fs *symlinks) error {
 	if err != nil {
 		return err
 	}
+	if exe != "" {
+		cands = append(cands, protectable{path: exe, source: SourceSelf,
+			why: "zsandbox's own binary: the next run would run whatever the command put there"})
+	}
 	for _, c := range append(p.protectedCandidates(host), cands...) {
 		path, root, ok := placeCandidate(c.path, roots, fs)
 		if !ok || seen[path] || holders[path] || masked.under(path) {
@@ -94,24 +99,23 @@ func (p *Policy) resolveProtected(asked []Path, host Host, fs *symlinks) error {
 		}
 	}
 	sort.Slice(p.Protected, func(i, j int) bool { return p.Protected[i].Path < p.Protected[j].Path })
-	p.Protected = dropCovered(p.Protected)
+	p.Protected = outermostOnly(p.Protected)
 	return nil
 }
 
-// dropCovered drops a protected path below one that does not exist: the
-// placeholder of the missing one already keeps everything below it from
-// being created, and a placeholder cannot be made inside another one.
-func dropCovered(prot []Protected) []Protected {
-	missing := pathSet{}
+// outermostOnly drops a protected path that lies under another one (a
+// missing ~/.config/git/credentials under a protected ~/.config/git): the
+// outer one is re-bound read-only, or is a placeholder when missing, under
+// which nothing could be made. prot is sorted by path, so a parent comes
+// before its children.
+func outermostOnly(prot []Protected) []Protected {
 	out := prot[:0]
+	kept := pathSet{}
 	for _, pr := range prot {
-		if missing.under(filepath.Dir(pr.Path)) {
-			continue
+		if !kept.under(filepath.Dir(pr.Path)) {
+			kept.add(pr.Path)
+			out = append(out, pr)
 		}
-		if !pr.Exists {
-			missing.add(pr.Path)
-		}
-		out = append(out, pr)
 	}
 	return out
 }
@@ -132,7 +136,7 @@ func placeCandidate(path string, roots pathSet, fs *symlinks) (string, string, b
 // each repository zsandbox knows of, the start-up files of home, the
 // project config at each project top, PATH directories, and hidden paths
 // that do not exist yet.
-func (p *Policy) protectedCandidates(host Host) []candidate {
+func (p *Policy) protectedCandidates(host Host) []protectable {
 	git, tops := p.gitCandidates(host)
 	out := append(git, homeCandidates(p.Home, host)...)
 	out = append(out, projectCandidates(append(tops, p.Cwd, p.Home))...)
@@ -142,7 +146,7 @@ func (p *Policy) protectedCandidates(host Host) []candidate {
 	// file that widens the next run), so it is protected from creation.
 	for _, h := range p.Hidden {
 		if !h.Exists {
-			out = append(out, candidate{path: h.Path, source: SourceHiddenAbsent,
+			out = append(out, protectable{path: h.Path, source: SourceHiddenAbsent,
 				why: "a hidden path (credentials or zsandbox's settings) that must not be created"})
 		}
 	}
@@ -151,8 +155,8 @@ func (p *Policy) protectedCandidates(host Host) []candidate {
 
 // userCandidates turns --protect, ZSANDBOX_PROTECT and settings entries
 // into candidates.
-func (p *Policy) userCandidates(asked []Path) ([]candidate, error) {
-	var out []candidate
+func (p *Policy) userCandidates(asked []Path) ([]protectable, error) {
+	var out []protectable
 	for _, a := range asked {
 		abs, err := Expand(a.Path, p.Home, p.Cwd)
 		if err != nil {
@@ -161,7 +165,7 @@ func (p *Policy) userCandidates(asked []Path) ([]candidate, error) {
 		if abs == "/" {
 			return nil, usagef("protected path %q: cannot protect the root directory", a.Path)
 		}
-		out = append(out, candidate{path: abs, source: a.Source, why: "protected on request (" + string(a.Source) + ")"})
+		out = append(out, protectable{path: abs, source: a.Source, why: "protected on request (" + string(a.Source) + ")"})
 	}
 	return out, nil
 }
@@ -192,7 +196,7 @@ func outermostRoot(path string, roots pathSet) (root string, ok bool) {
 // symlink there could be swapped by the command to move the protection
 // off the file that matters, so it is refused. Root is symlink-free, so
 // path resolves to itself exactly when no symlink lies below root.
-func protectedFact(c candidate, root string, fs *symlinks) (Protected, error) {
+func protectedFact(c protectable, root string, fs *symlinks) (Protected, error) {
 	r := fs.walk(c.path, 0)
 	if r.path == c.path {
 		isDir := c.dir

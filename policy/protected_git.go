@@ -29,25 +29,28 @@ type gitDir struct {
 // one readdir per level); the effective hooks directory when
 // core.hooksPath names one, and the files config includes. It also
 // returns the work-tree tops, which hold project config.
-func (p *Policy) gitCandidates(host Host) ([]candidate, []string) {
+func (p *Policy) gitCandidates(host Host) ([]protectable, []string) {
 	var dirs []gitDir
-	var out []candidate
+	var out []protectable
 	var tops []string
 	addLayout := func(l GitLayout) {
 		dirs = append(dirs, gitDir{l.CommonDir, l.WorkTree, SourceGit, false, ""})
 		if l.GitDir != l.CommonDir {
 			dirs = append(dirs, gitDir{l.GitDir, l.WorkTree, SourceGit, false, l.CommonDir})
 		}
-		if l.PointerFile != "" {
-			out = append(out, candidate{path: l.PointerFile, source: SourceGit,
-				why: "the worktree's .git file: names the git directory git takes config and hooks from"})
+		for _, f := range l.AdminFiles() {
+			out = append(out, protectable{path: f, source: SourceGit,
+				why: "the worktree's .git file and its back-pointers: they name the git directory git takes config and hooks from"})
 		}
 		tops = append(tops, l.WorkTree)
 	}
-	if l, ok := FindGit(p.Cwd); ok {
+	if l, _, ok := p.trust.gitAround(p.Cwd); ok {
 		addLayout(l)
 	}
 	for _, r := range p.Writable {
+		if !p.trust.safeTop(r.Path) {
+			continue // others may write it: its .git counts for nothing
+		}
 		if l, ok := readGit(r.Path); ok {
 			addLayout(l)
 		} else if isGitDir(r.Path) {
@@ -58,7 +61,7 @@ func (p *Policy) gitCandidates(host Host) ([]candidate, []string) {
 	}
 	global := globalGitConfig(p.Home, host)
 	for _, f := range global.includes {
-		out = append(out, candidate{path: f, source: SourceGitInclude, why: "a file git's global config includes: config that runs programs"})
+		out = append(out, protectable{path: f, source: SourceGitInclude, why: "a file git's global config includes: config that runs programs"})
 	}
 	seen := map[string]bool{}
 	for i := 0; i < len(dirs) && i < maxGitDirs; i++ {
@@ -86,7 +89,7 @@ func (p *Policy) gitCandidates(host Host) ([]candidate, []string) {
 // (core.worktree), which a command could replace with a repository of its
 // own. Git runs hooks in the work tree top (the git dir when bare), so a
 // relative hooksPath is taken from there.
-func gitDirCandidates(d gitDir, global []string, home string) ([]candidate, string) {
+func gitDirCandidates(d gitDir, global []string, home string) ([]protectable, string) {
 	local := readGitConfig(filepath.Join(d.dir, "config"), home)
 	governing := local
 	if d.common != "" {
@@ -106,11 +109,11 @@ func gitDirCandidates(d gitDir, global []string, home string) ([]candidate, stri
 		if base == "" && !filepath.IsAbs(hp) {
 			continue
 		}
-		out = append(out, candidate{path: absFrom(hp, base), dir: true, source: SourceHooksPath,
+		out = append(out, protectable{path: absFrom(hp, base), dir: true, source: SourceHooksPath,
 			why: "the hooks directory core.hooksPath names: git runs the hooks there"})
 	}
 	for _, f := range append(local.includes, wt.includes...) {
-		out = append(out, candidate{path: f, source: SourceGitInclude, why: "a file the repository's git config includes: config that runs programs"})
+		out = append(out, protectable{path: f, source: SourceGitInclude, why: "a file the repository's git config includes: config that runs programs"})
 	}
 	if d.bare {
 		return out, ""
@@ -120,8 +123,8 @@ func gitDirCandidates(d gitDir, global []string, home string) ([]candidate, stri
 
 // gitfileCandidate protects a submodule's .git file (when it exists),
 // which a command could replace with a repository of its own.
-func gitfileCandidate(path string) candidate {
-	return candidate{path: path, source: SourceSubmodule, existing: true,
+func gitfileCandidate(path string) protectable {
+	return protectable{path: path, source: SourceSubmodule, existing: true,
 		why: "a submodule's .git file: names the git directory git takes its config and hooks from"}
 }
 
@@ -130,12 +133,12 @@ func gitfileCandidate(path string) candidate {
 // made before git absorbed submodules into .git/modules) is a git
 // directory the superproject's git status runs; one whose .git is a
 // file is protected as such.
-func gitmodulesRepos(workTree, home string) ([]gitDir, []candidate) {
+func gitmodulesRepos(workTree, home string) ([]gitDir, []protectable) {
 	if workTree == "" {
 		return nil, nil
 	}
 	var dirs []gitDir
-	var files []candidate
+	var files []protectable
 	for _, rel := range readGitConfig(filepath.Join(workTree, ".gitmodules"), home).submodulePaths {
 		sub := filepath.Join(workTree, rel)
 		if !Within(sub, workTree) || sub == workTree {
@@ -154,10 +157,10 @@ func gitmodulesRepos(workTree, home string) ([]gitDir, []candidate) {
 // read when extensions.worktreeConfig is on, which takes the protected
 // config to change, so it needs no placeholder otherwise; a missing
 // commondir's placeholder holds ".", since git dies on an empty one.
-func listCandidates(d gitDir, worktreeConfig bool) []candidate {
-	var out []candidate
+func listCandidates(d gitDir, worktreeConfig bool) []protectable {
+	var out []protectable
 	for _, e := range profiles.ProtectedInGitDir() {
-		c := candidate{path: filepath.Join(d.dir, e.Path), dir: e.Dir, source: d.source, why: e.Why}
+		c := protectable{path: filepath.Join(d.dir, e.Path), dir: e.Dir, source: d.source, why: e.Why}
 		switch e.Path {
 		case "commondir":
 			c.content = ".\n"
@@ -213,21 +216,6 @@ func submoduleDirs(dir string) []string {
 	}
 	look(filepath.Join(dir, "modules"), 0)
 	return out
-}
-
-// isGitDir tells a git directory the way git does: a HEAD file and
-// objects/ and refs/ directories.
-func isGitDir(dir string) bool {
-	head, err := os.Lstat(filepath.Join(dir, "HEAD"))
-	if err != nil || !head.Mode().IsRegular() {
-		return false
-	}
-	for _, sub := range []string{"objects", "refs"} {
-		if fi, err := os.Lstat(filepath.Join(dir, sub)); err != nil || !fi.IsDir() {
-			return false
-		}
-	}
-	return true
 }
 
 func absFrom(p, base string) string {

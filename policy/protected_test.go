@@ -75,7 +75,7 @@ func TestResolveProtected(t *testing.T) {
 				[]string{"Makefile --protect", "build.sh settings"})},
 		{"linked worktree", f.wt, nil, nil, f.home,
 			sorted(gitNames("main/.git", SourceGit), gitNames("main/.git/worktrees/wt", SourceGit),
-				[]string{"wt/.git git"}, projectNames("wt"))},
+				[]string{"wt/.git git", "main/.git/worktrees/wt/gitdir git"}, projectNames("wt"))},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -199,6 +199,13 @@ func TestResolveProtectedHomeWhenWritable(t *testing.T) {
 	if _, ok := got[filepath.Join(f.home, "relative/bin")]; ok {
 		t.Errorf("a relative PATH entry was protected")
 	}
+	// The hidden ~/.config/git/credentials lies under the protected (and
+	// missing) ~/.config/git: a placeholder there leaves no directory
+	// to make its own placeholder in, and none is needed.
+	if _, ok := got[filepath.Join(f.home, ".config/git/credentials")]; ok {
+		t.Errorf("~/.config/git/credentials protected under the protected ~/.config/git: %v", p.Protected)
+	}
+
 	if _, ok := got[filepath.Join(f.home, "relative.py")]; ok {
 		t.Errorf("a relative PYTHONSTARTUP was protected")
 	}

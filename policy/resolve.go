@@ -6,8 +6,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-
-	"github.com/zsandbox/zsandbox/profiles"
 )
 
 // Host holds the facts about the caller that a policy depends on.
@@ -17,8 +15,19 @@ type Host struct {
 	// cwd must be that very directory (a concurrent command could swap a
 	// component of the path for a symlink while it is being resolved).
 	CwdInfo os.FileInfo
-	Home    string   // the caller's home directory
-	Env     []string // the caller's environment, KEY=VALUE
+	Home    string // the caller's home directory ($HOME)
+	// AccountHome is the home directory the password database gives the
+	// caller's uid; "" when unknown. Tools that ignore $HOME (ssh) read
+	// their credentials there, so the defaults are hidden under both.
+	AccountHome string
+	Env         []string // the caller's environment, KEY=VALUE
+	// Uid and Gid are the caller's effective ids; Overflow is the uid that
+	// unmapped owners show as in a user namespace that does not map root
+	// (-1 or 0 when every uid is mapped). The trust rules read them.
+	Uid, Gid, Overflow int
+	// Exe is zsandbox's own binary, when known: inside a writable root it
+	// is protected, or a command could replace what the next call runs.
+	Exe string
 }
 
 // Getenv returns the value of name in the host environment.
@@ -46,8 +55,10 @@ type Request struct {
 	// Protect adds protected paths (--protect, ZSANDBOX_PROTECT, settings).
 	Protect []Path
 	Network string // "" means deny
-	SetEnv  []string
-	PassEnv []string
+	// UnixSockets is --allow-unix-sockets.
+	UnixSockets bool
+	SetEnv      []string
+	PassEnv     []string
 }
 
 // UsageError is a mistake in what the user asked for; the CLI exits 2.
@@ -69,12 +80,15 @@ func Resolve(req Request, host Host) (*Policy, error) {
 		return nil, err
 	}
 	fs := newSymlinks()
-	cwd, err := resolveCwd(req.Cwd, host, fs)
+	t := newTrust(host, fs)
+	cwd, err := resolveCwd(req.Cwd, host, fs, t)
 	if err != nil {
 		return nil, err
 	}
-	p := &Policy{Cwd: cwd, Home: fs.walk(filepath.Clean(host.Home), 0).path, Network: network}
-	if p.Hidden, err = resolveHidden(req.Hide, p.Home, cwd, fs); err != nil {
+	home := fs.walk(filepath.Clean(host.Home), 0)
+	p := &Policy{Cwd: cwd, Home: home.path, Network: network, UnixSockets: req.UnixSockets, trust: t}
+	var via []linked
+	if p.Hidden, via, err = resolveHidden(req.Hide, host, p.Home, cwd, fs); err != nil {
 		return nil, err
 	}
 	if err := cwdVisible(cwd, p.Hidden); err != nil {
@@ -83,7 +97,10 @@ func Resolve(req Request, host Host) (*Policy, error) {
 	if err := p.addWritable(req.Writable, host, fs); err != nil {
 		return nil, err
 	}
-	if err := p.resolveProtected(req.Protect, host, fs); err != nil {
+	if err := p.hiddenLinks(append(via, linked{"home " + host.Home, home.links})); err != nil {
+		return nil, err
+	}
+	if err := p.resolveProtected(req.Protect, host, fs, host.Exe); err != nil {
 		return nil, err
 	}
 	if p.Env, p.DroppedEnv, err = resolveEnv(host.Env, req.SetEnv, req.PassEnv); err != nil {
@@ -98,7 +115,7 @@ func cwdVisible(cwd string, hidden []Hidden) error {
 	for _, h := range hidden {
 		if h.Exists && Within(cwd, h.Path) {
 			return &UnsafeError{
-				Msg:  fmt.Sprintf("the working directory %q is inside the hidden path %q", cwd, h.Path),
+				Msg:  fmt.Sprintf("the working directory %q is inside the hidden path %q%s", cwd, h.Path, h.Source.because()),
 				Hint: "run the command from another directory; hidden paths cannot be seen inside the sandbox",
 			}
 		}
@@ -116,7 +133,7 @@ func parseNetwork(s string) (Network, error) {
 	return "", usagef("--network %q: must be allow or deny", s)
 }
 
-func resolveCwd(dir string, host Host, fs *symlinks) (string, error) {
+func resolveCwd(dir string, host Host, fs *symlinks, t *trust) (string, error) {
 	if dir == "" {
 		dir = host.Cwd
 	}
@@ -124,10 +141,14 @@ func resolveCwd(dir string, host Host, fs *symlinks) (string, error) {
 	if err != nil {
 		return "", usagef("--cwd: %v", err)
 	}
-	c, err := fs.canonical(abs)
-	if err != nil {
+	r := fs.walk(abs, 0)
+	if !r.exists {
 		return "", usagef("--cwd %q: no such directory", dir)
 	}
+	if err := t.checkLinks("the working directory", dir, r); err != nil {
+		return "", err
+	}
+	c := r.path
 	if dir == host.Cwd && host.CwdInfo != nil {
 		if fi, err := os.Stat(c); err != nil || !os.SameFile(fi, host.CwdInfo) {
 			return "", &UnsafeError{
@@ -145,24 +166,75 @@ func resolveCwd(dir string, host Host, fs *symlinks) (string, error) {
 // resolveHidden expands the default credential list plus the user's --hide
 // entries. A hidden path that does not exist is kept (explain reports it);
 // there is nothing to leak, and later protections may still need the name.
-func resolveHidden(extra []string, home, cwd string, fs *symlinks) ([]Hidden, error) {
+func resolveHidden(extra []string, host Host, home, cwd string, fs *symlinks) ([]Hidden, []linked, error) {
 	var out []Hidden
+	var via []linked
 	seen := pathSet{}
-	for _, raw := range append(profiles.Hidden(), extra...) {
-		abs, err := Expand(raw, home, cwd)
-		if err != nil {
-			return nil, usagef("--hide: %v", err)
-		}
-		h := hiddenFact(fs.walk(abs, 0))
-		if h.Path == "/" {
-			return nil, usagef("--hide %q: cannot hide the root directory", raw)
-		}
+	add := func(h Hidden) {
 		if !seen.under(h.Path) {
 			seen.add(h.Path)
 			out = append(out, h)
 		}
 	}
-	return out, nil
+	accountHome := ""
+	if host.AccountHome != "" && filepath.IsAbs(host.AccountHome) {
+		r := fs.walk(filepath.Clean(host.AccountHome), 0)
+		accountHome = r.path
+		via = append(via, linked{fmt.Sprintf("the account home %q", host.AccountHome), r.links})
+	}
+	for _, c := range defaultCandidates(host, home, accountHome, cwd) {
+		r := fs.walk(c.path, 0)
+		via = append(via, linked{fmt.Sprintf("hidden path %q", c.path), r.links})
+		h := hiddenFact(r)
+		h.Source = c.source
+		// A variable that points at "/" or into a kernel tree (KUBECONFIG=
+		// /dev/fd/63 from a process substitution) names nothing the
+		// sandbox shows from the host: there is nothing to mask.
+		if kernelTree(h.Path) == "" {
+			add(h)
+		}
+	}
+	for _, raw := range extra {
+		abs, err := Expand(raw, home, cwd)
+		if err != nil {
+			return nil, nil, usagef("--hide: %v", err)
+		}
+		r := fs.walk(abs, 0)
+		via = append(via, linked{fmt.Sprintf("hidden path %q", abs), r.links})
+		h := hiddenFact(r)
+		if h.Path == "/" {
+			return nil, nil, usagef("--hide %q: cannot hide the root directory", raw)
+		}
+		add(h)
+	}
+	return out, via, nil
+}
+
+// linked is a path (as the message names it) and the symlinks followed to
+// resolve it.
+type linked struct {
+	what  string
+	links []string
+}
+
+// hiddenLinks refuses a hidden path (or a home they are found in) reached
+// through a symlink inside a writable root (~/.kube -> dotfiles/kube with
+// $HOME writable): the command could replace the symlink with an empty
+// directory, and the next run would hide that while the real files lie
+// open under their own name.
+func (p *Policy) hiddenLinks(via []linked) error {
+	rootOf := p.RootFinder()
+	for _, v := range via {
+		for _, l := range v.links {
+			if root, ok := rootOf(l); ok {
+				return &UnsafeError{
+					Msg:  fmt.Sprintf("%s is reached through the symlink %q inside the writable root %q; the command could replace the symlink and the next run would hide the wrong thing", v.what, l, root),
+					Hint: fmt.Sprintf("replace the symlink %s with what it points to, or run from a directory that does not contain it", l),
+				}
+			}
+		}
+	}
+	return nil
 }
 
 func hiddenFact(r resolved) Hidden {
@@ -179,16 +251,23 @@ func hiddenFact(r resolved) Hidden {
 // addWritable builds the writable roots: defaults first, then what the user
 // named. Hidden beats writable: a root inside a hidden path is left out.
 func (p *Policy) addWritable(asked []Path, host Host, fs *symlinks) error {
-	cands := p.defaultRoots(host, fs)
+	cands, err := p.defaultRoots(host, fs)
+	if err != nil {
+		return err
+	}
 	for _, a := range asked {
 		abs, err := Expand(a.Path, p.Home, p.Cwd)
 		if err != nil {
 			return usagef("writable root %q: %v", a.Path, err)
 		}
-		c, err := fs.canonical(abs)
-		if err != nil {
+		r := fs.walk(abs, 0)
+		if !r.exists {
 			return usagef("writable root %q: no such directory", a.Path)
 		}
+		if err := p.trust.checkLinks("writable root", a.Path, r); err != nil {
+			return err
+		}
+		c := r.path
 		if why := kernelTree(c); why != "" {
 			return usagef("writable root %q: %s", a.Path, why)
 		}
@@ -221,7 +300,7 @@ func (p *Policy) addWritable(asked []Path, host Host, fs *symlinks) error {
 
 // defaultRoots returns cwd, TMPDIR, /tmp, /var/tmp and git's directories;
 // a default that does not exist is recorded in Omitted, not an error.
-func (p *Policy) defaultRoots(host Host, fs *symlinks) []Root {
+func (p *Policy) defaultRoots(host Host, fs *symlinks) ([]Root, error) {
 	roots := []Root{{Path: p.Cwd, Source: SourceCwd}}
 	type cand struct {
 		path string
@@ -232,7 +311,9 @@ func (p *Policy) defaultRoots(host Host, fs *symlinks) []Root {
 		cands = append(cands, cand{t, SourceTmpDir})
 	}
 	cands = append(cands, cand{"/tmp", SourceDefault}, cand{"/var/tmp", SourceDefault})
-	for _, g := range gitRoots(p.Cwd) {
+	gits, doubted := p.trust.gitRoots(p.Cwd)
+	p.Omitted = append(p.Omitted, doubted...)
+	for _, g := range gits {
 		cands = append(cands, cand{g.Path, g.Source})
 	}
 	for _, c := range cands {
@@ -241,9 +322,12 @@ func (p *Policy) defaultRoots(host Host, fs *symlinks) []Root {
 			p.Omitted = append(p.Omitted, Omitted{c.path, c.src, err.Error()})
 			continue
 		}
+		if err := p.trust.checkLinks(string(c.src), c.path, fs.walk(filepath.Clean(c.path), 0)); err != nil {
+			return nil, err
+		}
 		roots = append(roots, Root{Path: r, Source: c.src})
 	}
-	return roots
+	return roots, nil
 }
 
 // kernelTree says why a writable root is refused: "/" and anything under

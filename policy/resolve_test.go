@@ -12,17 +12,15 @@ import (
 )
 
 // fixture lays out a home with a project, a symlinked root and a linked
-// worktree, all under one temp dir resolved of symlinks.
+// worktree, all under one temp dir resolved of symlinks. The dir is not
+// under /tmp: a repository above the cwd there does not count (trust.go).
 type fixture struct {
 	base, home, proj, wt, common string
 }
 
 func newFixture(t *testing.T) fixture {
 	t.Helper()
-	base, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
+	base := privateDir(t)
 	f := fixture{base: base, home: filepath.Join(base, "home")}
 	f.proj = filepath.Join(f.home, "proj")
 	f.common = filepath.Join(f.home, "main", ".git")
@@ -33,10 +31,44 @@ func newFixture(t *testing.T) fixture {
 	}
 	writeFile(t, filepath.Join(f.wt, ".git"), "gitdir: "+filepath.Join(f.common, "worktrees", "wt")+"\n")
 	writeFile(t, filepath.Join(f.common, "worktrees", "wt", "commondir"), "../..\n")
+	writeFile(t, filepath.Join(f.common, "worktrees", "wt", "gitdir"), filepath.Join(f.wt, ".git")+"\n")
+	makeGitDir(t, f.common)
 	if err := os.Symlink(filepath.Join(f.home, "cache"), filepath.Join(f.home, "cachelink")); err != nil {
 		t.Fatal(err)
 	}
 	return f
+}
+
+// privateDir is a fresh directory outside the shared roots (/tmp,
+// /var/tmp) and outside any repository (the user's cache directory),
+// removed after the test.
+func privateDir(t *testing.T) string {
+	t.Helper()
+	cache, err := os.UserCacheDir()
+	if err == nil {
+		err = os.MkdirAll(cache, 0o755)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := os.MkdirTemp(cache, "zsandbox-policy-test-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(d) })
+	d, err = filepath.EvalSymlinks(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// makeGitDir gives d what git needs to call it a repository.
+func makeGitDir(t *testing.T, d string) {
+	t.Helper()
+	mustMkdir(t, filepath.Join(d, "objects"))
+	mustMkdir(t, filepath.Join(d, "refs"))
+	writeFile(t, filepath.Join(d, "HEAD"), "ref: refs/heads/main\n")
 }
 
 func mustMkdir(t *testing.T, d string) {
@@ -54,7 +86,7 @@ func writeFile(t *testing.T, p, s string) {
 }
 
 func (f fixture) host(cwd string) Host {
-	return Host{Cwd: cwd, Home: f.home, Env: []string{"HOME=" + f.home, "PATH=/usr/bin"}}
+	return Host{Cwd: cwd, Home: f.home, Env: []string{"HOME=" + f.home, "PATH=/usr/bin"}, Uid: os.Geteuid(), Gid: os.Getegid()}
 }
 
 // paths keeps only the writable roots a test is about: the defaults /tmp and
@@ -82,8 +114,6 @@ func TestResolveWritable(t *testing.T) {
 			[]Root{{filepath.Join(f.home, "cache"), SourceFlag}, {f.proj, SourceCwd}}},
 		{"relative resolves against cwd", f.proj, []Path{{"../cache", SourceEnv}},
 			[]Root{{filepath.Join(f.home, "cache"), SourceEnv}, {f.proj, SourceCwd}}},
-		{"symlinked root is resolved", f.proj, []Path{{"~/cachelink", SourceFlag}},
-			[]Root{{filepath.Join(f.home, "cache"), SourceFlag}, {f.proj, SourceCwd}}},
 		{"duplicate keeps first source", f.proj, []Path{{".", SourceFlag}}, []Root{{f.proj, SourceCwd}}},
 		{"linked worktree adds common dir", f.wt, nil,
 			[]Root{{f.wt, SourceCwd}, {f.common, SourceWorktree}}},

@@ -27,6 +27,8 @@ type Settings struct {
 	Backend        string   `json:"backend"`
 	SeccompProfile string   `json:"seccompProfile"`
 	Hint           string   `json:"hint"`
+	// AllowUnixSockets is --allow-unix-sockets; nil when the file does not say.
+	AllowUnixSockets *bool `json:"allowUnixSockets"`
 }
 
 // SettingsPath returns the settings file to read: explicit (--settings or
@@ -52,7 +54,7 @@ func (s *Settings) fields() map[string]any {
 	return map[string]any{
 		"writable": &s.Writable, "hide": &s.Hide, "protect": &s.Protect, "env": &s.Env, "passEnv": &s.PassEnv,
 		"network": &s.Network, "landlock": &s.Landlock, "backend": &s.Backend,
-		"seccompProfile": &s.SeccompProfile, "hint": &s.Hint,
+		"seccompProfile": &s.SeccompProfile, "hint": &s.Hint, "allowUnixSockets": &s.AllowUnixSockets,
 	}
 }
 
@@ -99,8 +101,11 @@ func (s *Settings) set(key string, v json.RawMessage) error {
 	}
 	if bytes.Equal(bytes.TrimSpace(v), []byte("null")) || json.Unmarshal(v, target) != nil {
 		kind := "string"
-		if _, list := target.(*[]string); list {
+		switch target.(type) {
+		case *[]string:
 			kind = "list of strings"
+		case **bool:
+			kind = "boolean"
 		}
 		return fmt.Errorf("key %q: want a %s", key, kind)
 	}

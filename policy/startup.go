@@ -11,17 +11,17 @@ import (
 // "$XDG_CONFIG_HOME/" and "$ZDOTDIR/" stand for their defaults (~/.config,
 // ~) and, when the caller sets the variable, for its value too: programs
 // differ on whether they honour it. "$NAME" is the file NAME names.
-func homeCandidates(home string, host Host) []candidate {
+func homeCandidates(home string, host Host) []protectable {
 	bases := map[string][]string{
 		"~/":                {home},
 		"$XDG_CONFIG_HOME/": withEnv(filepath.Join(home, ".config"), host.Getenv("XDG_CONFIG_HOME")),
 		"$ZDOTDIR/":         withEnv(home, host.Getenv("ZDOTDIR")),
 	}
-	var out []candidate
+	var out []protectable
 	for _, e := range profiles.ProtectedInHome() {
 		if name, ok := strings.CutPrefix(e.Path, "$"); ok && !strings.Contains(name, "/") {
 			if v := host.Getenv(name); filepath.IsAbs(v) {
-				out = append(out, candidate{path: filepath.Clean(v), dir: e.Dir, source: SourceHomeStartup, why: e.Why})
+				out = append(out, protectable{path: filepath.Clean(v), dir: e.Dir, source: SourceHomeStartup, why: e.Why})
 			}
 			continue
 		}
@@ -31,7 +31,7 @@ func homeCandidates(home string, host Host) []candidate {
 				continue
 			}
 			for _, d := range dirs {
-				out = append(out, candidate{path: filepath.Join(d, rel), dir: e.Dir, source: SourceHomeStartup, why: e.Why})
+				out = append(out, protectable{path: filepath.Join(d, rel), dir: e.Dir, source: SourceHomeStartup, why: e.Why})
 			}
 		}
 	}
@@ -48,11 +48,11 @@ func withEnv(def, value string) []string {
 
 // projectCandidates puts the project list (profiles/protected-project.txt)
 // at each project top.
-func projectCandidates(tops []string) []candidate {
-	var out []candidate
+func projectCandidates(tops []string) []protectable {
+	var out []protectable
 	for _, top := range tops {
 		for _, e := range profiles.ProtectedInProject() {
-			out = append(out, candidate{path: filepath.Join(top, e.Path), dir: e.Dir, source: SourceProject, why: e.Why})
+			out = append(out, protectable{path: filepath.Join(top, e.Path), dir: e.Dir, source: SourceProject, why: e.Why})
 		}
 	}
 	return out
@@ -62,8 +62,8 @@ func projectCandidates(tops []string) []candidate {
 // program planted there replaces a system one in the next shell. Those
 // inside the cwd stay writable (a project's node_modules/.bin or bin/ is
 // the project's own, like its Makefile), unless the cwd is home itself.
-func pathCandidates(path, home, cwd string) []candidate {
-	var out []candidate
+func pathCandidates(path, home, cwd string) []protectable {
+	var out []protectable
 	for _, d := range filepath.SplitList(path) {
 		if !filepath.IsAbs(d) {
 			continue
@@ -72,7 +72,7 @@ func pathCandidates(path, home, cwd string) []candidate {
 		if cwd != home && Within(d, cwd) {
 			continue
 		}
-		out = append(out, candidate{path: d, dir: true, source: SourcePathDir,
+		out = append(out, protectable{path: d, dir: true, source: SourcePathDir,
 			why: "a directory on your PATH: a program planted here runs instead of the real one"})
 	}
 	return out

@@ -51,8 +51,8 @@ import _ "embed"
 // arm64). The compiled filter covers only the machine's native ABI; syscalls
 // made through any other ABI (i386 and x32 on amd64, arm on arm64) kill the
 // process, so their differently numbered syscalls and i386's socketcall cannot
-// slip past the rules. Network deny adds its socket rules in code
-// (seccomp.WithNetworkDeny).
+// slip past the rules. Network deny and unix sockets off add their socket
+// rules in code (seccomp.WithSockets).
 //
 //go:embed seccomp.json
 var seccompJSON []byte

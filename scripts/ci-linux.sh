@@ -13,10 +13,14 @@ fi
 # What the build and the tests need. As root, always install (a no-op when
 # present): a green run on a machine that happened to have them must not
 # hide a missing step on a fresh one.
-need=(bubblewrap libseccomp-dev gcc pkg-config git util-linux file passwd curl make)
+need=(bubblewrap libseccomp-dev gcc pkg-config git util-linux file passwd curl make tmux)
 # Only when missing: the machine may carry its own builds of these.
 command -v python3 >/dev/null || need+=(python3)
 command -v node >/dev/null || need+=(nodejs)
+# e2e/credentials_linux_test.go: npm install and pip download with the
+# credential files hidden (Debian's nodejs and python3 come without them).
+command -v npm >/dev/null || need+=(npm)
+python3 -m pip --version >/dev/null 2>&1 || need+=(python3-pip)
 if [ "$(id -u)" -eq 0 ]; then
   apt-get update -qq
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null

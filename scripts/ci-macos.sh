@@ -204,7 +204,13 @@ connect='import socket, sys; s = socket.socket(socket.AF_UNIX); s.connect(sys.ar
 sb --cwd "$proj" --network allow -- /bin/sh -c 'echo ran; python3 -c "$1" "$2"' sh "$connect" "$fakehome/.gnupg/S.ci"
 expect "--network allow: a socket in a hidden folder stays unreachable" eval 'denied && ! grep -q connected "$work/hidden-sock.log"'
 sb --cwd "$proj" --network allow -- /bin/sh -c 'echo ran; python3 -c "$1" "$2"' sh "$connect" "$proj/ci.sock"
-expect "--network allow: a socket in the project is reachable (control)" eval '[ "$rc" -eq 0 ] && grep -q connected "$work/proj-sock.log"'
+expect "--network allow: a host daemon's unix socket (here in the project) stays unreachable" eval 'denied && ! grep -q connected "$work/proj-sock.log"'
+sb --cwd "$proj" --network allow -- /bin/sh -c 'echo ran; curl -sS -m 5 -o /dev/null https://example.com/ || python3 -c "import socket; socket.getaddrinfo(\"example.com\", 443); print(\"resolved\")"'
+expect "--network allow: DNS still works (mDNSResponder's socket stays)" eval '[ "$rc" -eq 0 ]'
+sb --cwd "$proj" --network allow --allow-unix-sockets --no-warning -- /bin/sh -c 'echo ran; python3 -c "$1" "$2"' sh "$connect" "$proj/ci.sock"
+expect "--allow-unix-sockets: the socket is reachable (control)" eval '[ "$rc" -eq 0 ] && grep -q connected "$work/proj-sock.log"'
+sb --cwd "$proj" --network allow --allow-unix-sockets --no-warning -- /bin/sh -c 'echo ran; python3 -c "$1" "$2"' sh "$connect" "$fakehome/.gnupg/S.ci"
+expect "--allow-unix-sockets: a socket in a hidden folder stays unreachable" eval 'denied && ! grep -q connected "$work/hidden-sock.log"'
 sb --cwd "$proj" --network deny -- /bin/sh -c 'echo ran; python3 -c "$1" "$2"' sh "$connect" "$proj/ci.sock"
 expect "--network deny: unix sockets are cut too" eval 'denied && [ "$(grep -c connected "$work/proj-sock.log")" -eq 1 ]'
 

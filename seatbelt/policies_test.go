@@ -19,7 +19,9 @@ type renderCase struct {
 
 const (
 	home = "/Users/u"
-	tmpd = "/private/var/folders/zz/abc123/T" // a macOS TMPDIR, resolved
+	// accountHome is the passwd home of a caller whose $HOME is home.
+	accountHome = "/Users/agent"
+	tmpd        = "/private/var/folders/zz/abc123/T" // a macOS TMPDIR, resolved
 )
 
 func roots(paths ...string) []policy.Root {
@@ -38,12 +40,19 @@ func hidden(paths ...string) []policy.Hidden {
 	return out
 }
 
-// defaultHidden is the shipped credential list under home; .ssh exists,
-// the rest do not.
+// defaultHidden is the shipped credential list under home (profiles/
+// hidden.txt; the variables of a Mac that sets none add nothing) plus a
+// store moved by one ($GNUPGHOME) and the account's home when $HOME points
+// elsewhere; .ssh exists, the rest do not.
 func defaultHidden() []policy.Hidden {
-	h := hidden(home+"/.ssh", home+"/.aws", home+"/.gnupg", home+"/.azure",
-		home+"/.config/gcloud", home+"/.kube", home+"/.docker/config.json",
-		home+"/.netrc", home+"/.credentials.json", home+"/.config/zsandbox")
+	var h []policy.Hidden
+	for _, e := range profiles.Hidden() {
+		if rel, ok := strings.CutPrefix(e, "~/"); ok {
+			h = append(h, policy.Hidden{Path: home + "/" + rel})
+			h = append(h, policy.Hidden{Path: accountHome + "/" + rel, Source: policy.SourceAccountHome})
+		}
+	}
+	h = append(h, policy.Hidden{Path: home + "/work/gpg", Source: "$GNUPGHOME"})
 	h[0].Exists, h[0].IsDir = true, true
 	return h
 }
@@ -124,16 +133,9 @@ func renderCases() []renderCase {
 			},
 			protected: append(repoProtected(repo), repoProtected("/repo")...),
 		},
-		{
-			name: "network-allow",
-			policy: &policy.Policy{
-				Cwd: home, Home: home,
-				Writable: roots(home, "/private/tmp"),
-				Hidden:   hidden(home+"/.ssh", home+"/.gnupg"),
-				Network:  policy.NetworkAllow,
-			},
-			protected: homeProtected()[:1],
-		},
+		homeCase("network-allow", policy.NetworkAllow, false),
+		homeCase("unix-sockets", policy.NetworkAllow, true),
+		homeCase("unix-sockets-offline", policy.NetworkDeny, true),
 		{
 			// Written by hand (or resolved on Linux): /tmp, /var and /etc are
 			// not yet under /private.
@@ -166,6 +168,21 @@ func renderCases() []renderCase {
 				Network:  policy.NetworkDeny,
 			},
 		},
+	}
+}
+
+// homeCase is cwd = home with /private/tmp writable and the ssh and gpg
+// folders hidden, under the given network and unix-socket settings.
+func homeCase(name string, network policy.Network, unixSockets bool) renderCase {
+	return renderCase{
+		name: name,
+		policy: &policy.Policy{
+			Cwd: home, Home: home,
+			Writable: roots(home, "/private/tmp"),
+			Hidden:   hidden(home+"/.ssh", home+"/.gnupg"),
+			Network:  network, UnixSockets: unixSockets,
+		},
+		protected: homeProtected()[:1],
 	}
 }
 

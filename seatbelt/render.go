@@ -70,11 +70,20 @@ func Render(p *policy.Policy, protected []string) (Profile, error) {
 	r.pathRule(ancestorRules, "deny file-write-unlink file-write-create", "ANCESTOR", s.ancestors, "literal")
 	hidden := r.pathRule(hiddenRules, "deny file-read* file-write*", "HIDDEN", s.hidden, "literal", "subpath")
 	r.text(linkRules)
-	if p.Network == policy.NetworkAllow {
+	switch {
+	case p.Network == policy.NetworkAllow:
 		r.text(networkAllowRules)
-		r.reuseRule(hiddenSocketRules, "deny network*", hidden, "literal", "subpath")
-	} else {
+		if !p.UnixSockets {
+			r.text(unixSocketDenyRules)
+		}
+	default:
 		r.text(networkDenyRules)
+		if p.UnixSockets {
+			r.text(unixSocketAllowRules)
+		}
+	}
+	if p.Network == policy.NetworkAllow || p.UnixSockets {
+		r.reuseRule(hiddenSocketRules, "deny network*", hidden, "literal", "subpath")
 	}
 	return Profile{Text: r.b.String(), Params: r.params}, nil
 }

@@ -166,6 +166,24 @@ const networkAllowRules = `
   (global-name "com.apple.SystemConfiguration.configd"))
 `
 
+const unixSocketDenyRules = `
+; --- unix sockets: off -----------------------------------------------------
+; No connection to a unix socket (on macOS every one has a path): the
+; host's daemons stay out of reach (a tmux server in /tmp, ssh-agent,
+; docker.sock). Seatbelt cannot tell a socket the command made from the
+; host's, so the command's own cannot be reached either. DNS goes through
+; mDNSResponder's socket, which stays. --allow-unix-sockets lifts this.
+(deny network-outbound (regex #"^/") (with message "zsandbox"))
+(allow network-outbound (literal "/private/var/run/mDNSResponder"))
+`
+
+const unixSocketAllowRules = `
+; --- unix sockets: allowed (--allow-unix-sockets) ------------------------------
+; Unix sockets (every one has a path), the host's daemons included; IP
+; stays denied (it has no path).
+(allow network* (regex #"^/"))
+`
+
 const hiddenSocketRules = `; Sockets inside hidden paths (an agent socket in a credential folder)
 ; stay unreachable.
 `

@@ -45,6 +45,7 @@ var opFilters = map[string][]string{
 	"user-preference-read": nil,
 	"pseudo-tty":           nil,
 	"network*":             {"path"},
+	"network-outbound":     {"path"},
 }
 
 // filterCategory maps each filter to its category; "meta" combines filters.
@@ -63,8 +64,8 @@ var filterCategory = map[string]string{
 // profile through a parameter.
 var constants = map[string][]string{
 	"literal": {"/dev/null", "/dev/zero", "/dev/tty", "/dev/stdout", "/dev/stderr",
-		"/dev/dtracehelper", "/dev/ptmx"},
-	"regex":     {"^/dev/ttys[0-9]+$", "^/dev/fd/[0-9]+$"},
+		"/dev/dtracehelper", "/dev/ptmx", "/private/var/run/mDNSResponder"},
+	"regex":     {"^/dev/ttys[0-9]+$", "^/dev/fd/[0-9]+$", "^/"},
 	"extension": {"com.apple.sandbox.pty"},
 	"global-name": {
 		"com.apple.system.opendirectoryd.libinfo",

@@ -13,18 +13,27 @@ import (
 //go:embed builtin
 var builtin embed.FS
 
+// builtinSockets are the socket rule sets with a precompiled program.
+var builtinSockets = []Sockets{{}, {Unix: true}, {Network: true, Unix: true}, {Network: true}}
+
 // builtinName is the file holding the built-in program for this
-// architecture, with or without the --network deny additions.
-func builtinName(arch string, networkDeny bool) string {
-	if networkDeny {
-		return "builtin/network-deny-" + arch + ".bpf"
+// architecture with the socket rules s.
+func builtinName(arch string, s Sockets) string {
+	name := "default"
+	switch {
+	case s.Network && s.Unix:
+		name = "network-deny"
+	case s.Network:
+		name = "network-deny-unix-allow"
+	case s.Unix:
+		name = "unix-deny"
 	}
-	return "builtin/default-" + arch + ".bpf"
+	return "builtin/" + name + "-" + arch + ".bpf"
 }
 
-// Builtin returns the precompiled BPF program of Default (or of
-// WithNetworkDeny(Default())) for this architecture, if there is one.
-func Builtin(networkDeny bool) ([]byte, bool) {
-	b, err := builtin.ReadFile(builtinName(runtime.GOARCH, networkDeny))
+// Builtin returns the precompiled BPF program of WithSockets(Default(), s)
+// for this architecture, if there is one.
+func Builtin(s Sockets) ([]byte, bool) {
+	b, err := builtin.ReadFile(builtinName(runtime.GOARCH, s))
 	return b, err == nil && len(b) > 0
 }

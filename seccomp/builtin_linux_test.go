@@ -17,23 +17,19 @@ var update = flag.Bool("update", false, "rewrite the precompiled built-in progra
 // makes of the built-in profile today, so a change to profiles/seccomp.json
 // cannot ship with a stale filter.
 func TestBuiltinIsCurrent(t *testing.T) {
-	for _, deny := range []bool{false, true} {
-		prof := Default()
-		if deny {
-			prof = WithNetworkDeny(prof)
-		}
-		want, err := Compile(prof)
+	for _, s := range builtinSockets {
+		want, err := Compile(WithSockets(Default(), s))
 		if err != nil {
 			t.Fatal(err)
 		}
-		name := builtinName(runtime.GOARCH, deny)
+		name := builtinName(runtime.GOARCH, s)
 		if *update {
 			if err := os.WriteFile(filepath.FromSlash(name), want, 0o644); err != nil {
 				t.Fatal(err)
 			}
 			continue
 		}
-		got, ok := Builtin(deny)
+		got, ok := Builtin(s)
 		if !ok {
 			t.Logf("no precompiled program for %s: exec compiles at run time", runtime.GOARCH)
 			continue

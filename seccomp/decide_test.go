@@ -70,26 +70,6 @@ func argsMatch(rule []specs.LinuxSeccompArg, args []uint64) bool {
 	return true
 }
 
-func compare(a specs.LinuxSeccompArg, v uint64) bool {
-	switch a.Op {
-	case specs.OpNotEqual:
-		return v != a.Value
-	case specs.OpLessThan:
-		return v < a.Value
-	case specs.OpLessEqual:
-		return v <= a.Value
-	case specs.OpEqualTo:
-		return v == a.Value
-	case specs.OpGreaterEqual:
-		return v >= a.Value
-	case specs.OpGreaterThan:
-		return v > a.Value
-	case specs.OpMaskedEqual:
-		return v&a.Value == a.ValueTwo
-	}
-	panic("unknown op " + a.Op)
-}
-
 const (
 	allowed = "SCMP_ACT_ALLOW"
 	eperm   = "SCMP_ACT_ERRNO(1)"

@@ -3,8 +3,9 @@
 //
 // The profile is data: an OCI runtime-spec LinuxSeccomp document. [Default]
 // is zsandbox's embedded profile (see package profiles), [Parse] reads a
-// user's, strictly, and [WithNetworkDeny] adds the socket rules of
-// --network deny. These are pure and build everywhere.
+// user's, strictly, and [WithSockets] adds the socket rules of
+// --network deny and of unix sockets off. [Allows] tells whether a profile
+// lets a system call run. These are pure and build everywhere.
 //
 // [Compile] (Linux with cgo, via libseccomp) checks the profile again and
 // exports the filter as BPF for the native ABI only: a syscall made through

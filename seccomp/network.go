@@ -9,90 +9,215 @@ import (
 // Socket constants; the same on every architecture zsandbox builds for.
 const (
 	afUnix        = 1
+	afMax         = 46 // AF_MAX: one past the newest family (AF_MCTP) in Linux 6.x
 	sockStream    = 1
 	sockDgram     = 2
 	sockRaw       = 3
 	sockSeqpacket = 5
-	sockTypeMask  = 0xf // SOCK_TYPE_MASK: the type without SOCK_CLOEXEC and SOCK_NONBLOCK
+	sockTypeMask  = 0xf        // SOCK_TYPE_MASK: the type without SOCK_CLOEXEC and SOCK_NONBLOCK
+	intMask       = 0xffffffff // the bits of an int argument the kernel reads
 )
 
-// WithNetworkDeny returns a copy of p that also enforces --network deny; p is
-// not changed. bwrap's empty network namespace already cuts IP, loopback
-// included; the filter cuts what a namespace does not:
+// ioUring are the io_uring system calls. An io_uring can create a socket
+// (IORING_OP_SOCKET) and connect it (IORING_OP_CONNECT) without socket(2)
+// or connect(2), where the filter cannot see it, so every socket rule comes
+// with them refused.
+var ioUring = []string{"io_uring_setup", "io_uring_enter", "io_uring_register"}
+
+// Sockets says which sockets the filter refuses on top of a profile.
+type Sockets struct {
+	// Network is --network deny: every family but AF_UNIX (bwrap's empty
+	// network namespace already cuts IP; the filter cuts what a namespace
+	// does not, such as AF_VSOCK to a hypervisor).
+	Network bool
+	// Unix refuses AF_UNIX sockets, for when the kernel cannot tell a
+	// socket the command made from a host daemon's (/run/docker.sock, a
+	// tmux server in /tmp, D-Bus, X11, ssh-agent): without Landlock's
+	// LANDLOCK_ACCESS_FS_RESOLVE_UNIX (ABI 9) connect(2) to a path socket
+	// goes through, read-only mount or not.
+	Unix bool
+}
+
+// WithNetworkDeny is WithSockets(p, Sockets{Network: true, Unix: true}): the
+// filter of --network deny without --allow-unix-sockets.
+func WithNetworkDeny(p *specs.LinuxSeccomp) *specs.LinuxSeccomp {
+	return WithSockets(p, Sockets{Network: true, Unix: true})
+}
+
+// WithSockets returns a copy of p that also refuses the sockets s names; p
+// is not changed. With anything to refuse:
 //
-//   - socket fails with EPERM for every family, AF_UNIX too: a path socket in
-//     a directory the sandbox can see (a tmux server in /tmp,
-//     /var/run/docker.sock) or an abstract one is a route out of it.
-//   - socketpair stays usable for AF_UNIX SOCK_STREAM and SOCK_SEQPACKET,
-//     the connected pairs programs use to talk to their own children, and
-//     fails with EPERM otherwise: a datagram pair (SOCK_DGRAM, or SOCK_RAW,
-//     which unix sockets treat as datagram) can sendto() any named socket,
-//     /dev/log or a daemon's notify socket. The type is compared under
-//     SOCK_TYPE_MASK so SOCK_CLOEXEC or SOCK_NONBLOCK cannot dodge the rule.
-//     The family is compared as a whole 64-bit value, so a caller that sets
-//     junk above the int is refused rather than let through.
+//   - socket fails with EPERM for the refused families: all of them with
+//     both, AF_UNIX only with Unix, all but AF_UNIX with Network. An
+//     AF_UNIX socket is refused by the int the kernel reads (junk above it
+//     cannot dodge the rule); one that is allowed must be exactly AF_UNIX.
+//   - with Unix, socketpair stays usable for AF_UNIX SOCK_STREAM and
+//     SOCK_SEQPACKET, the connected pairs programs use to talk to their own
+//     children, and fails with EPERM otherwise: a datagram pair (SOCK_DGRAM,
+//     or SOCK_RAW, which unix sockets treat as datagram) can sendto() any
+//     named socket, /dev/log or a daemon's notify socket. The type is
+//     compared under SOCK_TYPE_MASK so SOCK_CLOEXEC or SOCK_NONBLOCK cannot
+//     dodge the rule. The family is compared as a whole 64-bit value, so a
+//     caller that sets junk above the int is refused rather than let through.
+//   - io_uring_setup, io_uring_enter and io_uring_register fail with EPERM:
+//     IORING_OP_SOCKET and IORING_OP_CONNECT are a route to any socket that
+//     the filter cannot see.
 //   - socketcall, i386's multiplexer, is denied outright: it carries
 //     socket()'s arguments in memory, where seccomp cannot look. amd64 and
 //     arm64 have no socketcall, and Compile kills every non-native ABI, so
 //     there the rule only records the intent.
 //
-// The trade-off: a program that needs a socket of its own inside the sandbox
-// (a test suite that serves on a unix socket in its temp dir) fails under
-// network deny, and needs --network allow.
-//
 // Rules of p for these syscalls are replaced, never loosened beyond the
-// above: rules naming socket or socketcall are dropped for the deny; a
-// permissive rule naming socketpair is replaced by the two AF_UNIX
-// allowances (if p denies by default) or by nothing (if p allows by
-// default, and the EPERM rules apply); restrictive socketpair rules are kept.
-func WithNetworkDeny(p *specs.LinuxSeccomp) *specs.LinuxSeccomp {
+// above: rules naming socketcall or io_uring are dropped for the deny; a
+// permissive rule naming socket is cut down to the allowed families (each
+// named exactly); a restrictive one is kept, or dropped when every socket is
+// refused anyway. With Unix, a permissive rule naming socketpair is replaced
+// by the two AF_UNIX allowances (if p denies by default) or by nothing (if p
+// allows by default, and the EPERM rules apply); restrictive socketpair
+// rules are kept.
+func WithSockets(p *specs.LinuxSeccomp, s Sockets) *specs.LinuxSeccomp {
 	out := cloneProfile(p)
-	pairAllowed, pairDenied := false, false
+	if !s.Network && !s.Unix {
+		return out
+	}
+	var st ruleState
 	kept := out.Syscalls[:0]
 	for _, r := range out.Syscalls {
-		r.Names = slices.DeleteFunc(r.Names, func(n string) bool {
-			switch {
-			case n == "socket" || n == "socketcall":
-				return true
-			case n == "socketpair" && permissive(r.Action):
-				pairAllowed = true
-				return true
-			case n == "socketpair" && len(r.Args) == 0:
-				pairDenied = true
-			}
-			return false
-		})
+		r.Names = slices.DeleteFunc(r.Names, func(n string) bool { return st.take(r, n, s) })
 		if len(r.Names) > 0 {
 			kept = append(kept, r)
 		}
 	}
-	out.Syscalls = append(kept, networkRules(out, pairAllowed, pairDenied)...)
+	out.Syscalls = append(kept, socketRules(out, s, st)...)
 	return out
 }
 
-// networkRules are the socket rules WithNetworkDeny adds to p, leaving out
-// what p's default action or its remaining rules already decide.
-func networkRules(p *specs.LinuxSeccomp, pairAllowed, pairDenied bool) []specs.LinuxSyscall {
+// ruleState is what WithSockets learnt from p's rules while dropping them.
+type ruleState struct {
+	socketAllows            []specs.LinuxSyscall // p's permissive rules naming socket
+	socketDenied            bool                 // p refuses every socket
+	pairAllowed, pairDenied bool
+}
+
+// take reports whether rule r's name n is dropped, noting what it said.
+func (st *ruleState) take(r specs.LinuxSyscall, n string, s Sockets) bool {
+	switch {
+	case n == "socketcall" || slices.Contains(ioUring, n):
+		return true
+	case n == "socket" && permissive(r.Action):
+		st.socketAllows = append(st.socketAllows, specs.LinuxSyscall{Names: []string{"socket"}, Action: r.Action, Args: r.Args})
+		return true
+	case n == "socket":
+		st.socketDenied = st.socketDenied || len(r.Args) == 0
+		return s.Network && s.Unix
+	case n == "socketpair" && s.Unix && permissive(r.Action):
+		st.pairAllowed = true
+		return true
+	case n == "socketpair" && s.Unix && len(r.Args) == 0:
+		st.pairDenied = true
+	}
+	return false
+}
+
+// socketRules are the rules WithSockets adds to p, leaving out what p's
+// default action or its remaining rules already decide.
+func socketRules(p *specs.LinuxSeccomp, s Sockets, st ruleState) []specs.LinuxSyscall {
 	eperm := uint(errnoEPERM)
 	var rules []specs.LinuxSyscall
-	if verdictOf(p.DefaultAction, p.DefaultErrnoRet) != verdictOf(specs.ActErrno, &eperm) {
-		rules = append(rules, deny([]string{"socket", "socketcall"}))
+	alreadyEPERM := verdictOf(p.DefaultAction, p.DefaultErrnoRet) == verdictOf(specs.ActErrno, &eperm)
+	always := append([]string{"socketcall"}, ioUring...)
+	if s.Network && s.Unix {
+		always = append([]string{"socket"}, always...)
 	}
+	if !alreadyEPERM {
+		rules = append(rules, deny(always))
+	}
+	if !(s.Network && s.Unix) && !st.socketDenied {
+		rules = append(rules, familyRules(p, s, st.socketAllows)...)
+	}
+	if s.Unix {
+		rules = append(rules, pairRules(p, st.pairAllowed, st.pairDenied)...)
+	}
+	return rules
+}
+
+// familyRules refuse the families s names in socket and keep p's
+// permissive socket rules for the others, each family named exactly.
+func familyRules(p *specs.LinuxSeccomp, s Sockets, allows []specs.LinuxSyscall) []specs.LinuxSyscall {
+	var rules []specs.LinuxSyscall
+	for _, r := range allows {
+		for f := uint64(0); f < afMax; f++ {
+			if (f == afUnix) == s.Unix || !familyMatches(r.Args, f) {
+				continue
+			}
+			args := []specs.LinuxSeccompArg{{Index: 0, Value: f, Op: specs.OpEqualTo}}
+			for _, a := range r.Args {
+				if a.Index != 0 {
+					args = append(args, a)
+				}
+			}
+			rules = append(rules, specs.LinuxSyscall{Names: r.Names, Action: r.Action, Args: args})
+		}
+	}
+	if !permissive(p.DefaultAction) {
+		return rules // what no rule allows, the default refuses
+	}
+	if s.Unix {
+		return append(rules, deny([]string{"socket"}, specs.LinuxSeccompArg{Index: 0, Value: intMask, ValueTwo: afUnix, Op: specs.OpMaskedEqual}))
+	}
+	return append(rules, deny([]string{"socket"}, specs.LinuxSeccompArg{Index: 0, Value: afUnix, Op: specs.OpNotEqual}))
+}
+
+// familyMatches reports whether a rule's comparisons on argument 0 (the
+// family) hold for family f.
+func familyMatches(args []specs.LinuxSeccompArg, f uint64) bool {
+	for _, a := range args {
+		if a.Index == 0 && !compare(a, f) {
+			return false
+		}
+	}
+	return true
+}
+
+// compare is one argument comparison as the kernel's filter makes it, on a
+// 64-bit ABI.
+func compare(a specs.LinuxSeccompArg, v uint64) bool {
+	switch a.Op {
+	case specs.OpNotEqual:
+		return v != a.Value
+	case specs.OpLessThan:
+		return v < a.Value
+	case specs.OpLessEqual:
+		return v <= a.Value
+	case specs.OpEqualTo:
+		return v == a.Value
+	case specs.OpGreaterEqual:
+		return v >= a.Value
+	case specs.OpGreaterThan:
+		return v > a.Value
+	case specs.OpMaskedEqual:
+		return v&a.Value == a.ValueTwo
+	}
+	panic("unknown op " + a.Op) // validate refuses unknown operators
+}
+
+// pairRules keep socketpair to connected AF_UNIX pairs.
+func pairRules(p *specs.LinuxSeccomp, pairAllowed, pairDenied bool) []specs.LinuxSyscall {
 	switch {
 	case pairDenied:
 		// An unconditional restrictive rule already refuses every socketpair.
 	case permissive(p.DefaultAction):
-		rules = append(rules,
+		return []specs.LinuxSyscall{
 			deny([]string{"socketpair"}, specs.LinuxSeccompArg{Index: 0, Value: afUnix, Op: specs.OpNotEqual}),
 			deny([]string{"socketpair"}, sockType(sockDgram)),
-			deny([]string{"socketpair"}, sockType(sockRaw)))
+			deny([]string{"socketpair"}, sockType(sockRaw))}
 	case pairAllowed:
 		family := specs.LinuxSeccompArg{Index: 0, Value: afUnix, Op: specs.OpEqualTo}
-		rules = append(rules,
+		return []specs.LinuxSyscall{
 			allow([]string{"socketpair"}, family, sockType(sockStream)),
-			allow([]string{"socketpair"}, family, sockType(sockSeqpacket)))
+			allow([]string{"socketpair"}, family, sockType(sockSeqpacket))}
 	}
-	return rules
+	return nil
 }
 
 // sockType matches socketpair's type argument, flags masked off.

@@ -1,6 +1,7 @@
 package seccomp
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -111,5 +112,100 @@ func TestWithNetworkDenyKeepsStricterRules(t *testing.T) {
 			}
 			checkCalls(t, tt.name, p, tt.calls)
 		})
+	}
+}
+
+// TestWithSocketsOnDefault: without --network deny, unix sockets are
+// still refused by default: only AF_UNIX, by the int the kernel reads, and
+// io_uring, which can make one. --network deny --allow-unix-sockets is
+// AF_UNIX exactly, nothing else.
+func TestWithSocketsOnDefault(t *testing.T) {
+	for s, calls := range map[Sockets][]call{{Unix: true}: {
+		{"socket", []uint64{afUnix, sockStream}, eperm},
+		{"socket", []uint64{afUnix, sockDgram | sockCloexec}, eperm},
+		{"socket", []uint64{high32 | afUnix, sockStream}, eperm}, // the kernel reads the int: still AF_UNIX
+		{"socket", []uint64{afInet, sockStream}, allowed},
+		{"socket", []uint64{afVsock, sockStream}, eperm}, // the base profile's rule is kept
+		{"socketpair", []uint64{afUnix, sockStream}, allowed},
+		{"socketpair", []uint64{afUnix, sockDgram}, eperm},
+		{"io_uring_setup", nil, eperm},
+		{"io_uring_enter", nil, eperm},
+		{"connect", nil, allowed},
+	}, {Network: true}: {
+		{"socket", []uint64{afUnix, sockStream}, allowed},
+		{"socket", []uint64{high32 | afUnix, sockStream}, eperm}, // junk above the int: refused
+		{"socket", []uint64{afInet, sockStream}, eperm},
+		{"socketpair", []uint64{afUnix, sockDgram}, allowed},
+		{"io_uring_setup", nil, eperm},
+	}} {
+		p := WithSockets(Default(), s)
+		if err := validate(p, ""); err != nil {
+			t.Fatalf("%+v: the additions are invalid: %v", s, err)
+		}
+		checkCalls(t, fmt.Sprintf("%+v", s), p, calls)
+	}
+}
+
+// A user profile that allows io_uring and socket: the additions refuse
+// io_uring in every mode with a socket rule, and an allow list keeps its
+// other families named exactly.
+func TestWithSocketsUserProfile(t *testing.T) {
+	allowAll := mustParse(t, `{"defaultAction": "SCMP_ACT_ALLOW", "syscalls": [{"names": ["mkdir"], "action": "SCMP_ACT_ERRNO"}]}`)
+	list := mustParse(t, `{"defaultAction": "SCMP_ACT_ERRNO", "defaultErrnoRet": 38, "syscalls": [
+		{"names": ["read", "socket", "socketpair", "io_uring_setup", "io_uring_enter"], "action": "SCMP_ACT_ALLOW"}]}`)
+	tests := []struct {
+		name  string
+		p     *specs.LinuxSeccomp
+		s     Sockets
+		calls []call
+	}{
+		{"deny, allow-all profile", allowAll, Sockets{Network: true, Unix: true}, []call{
+			{"io_uring_setup", nil, eperm}, {"io_uring_enter", nil, eperm}, {"io_uring_register", nil, eperm},
+			{"socket", []uint64{afUnix, sockStream}, eperm}, {"mkdir", nil, eperm}}},
+		{"allow, allow-all profile", allowAll, Sockets{Unix: true}, []call{
+			{"io_uring_setup", nil, eperm}, {"socket", []uint64{afUnix, sockStream}, eperm},
+			{"socket", []uint64{10 /* AF_INET6 */, sockStream}, allowed}}},
+		{"allow, allow list", list, Sockets{Unix: true}, []call{
+			{"io_uring_setup", nil, eperm}, {"io_uring_enter", nil, eperm},
+			{"socket", []uint64{afUnix, sockStream}, enosys},
+			{"socket", []uint64{high32 | afUnix, sockStream}, enosys},
+			{"socket", []uint64{afInet, sockStream}, allowed},
+			{"socket", []uint64{high32 | afInet, sockStream}, enosys},
+			{"socketpair", []uint64{afUnix, sockStream}, allowed}, {"socketpair", []uint64{afUnix, sockDgram}, enosys}}},
+		{"deny with unix, allow list", list, Sockets{Network: true}, []call{
+			{"io_uring_setup", nil, eperm},
+			{"socket", []uint64{afUnix, sockStream}, allowed}, {"socket", []uint64{afInet, sockStream}, enosys}}},
+		{"none", allowAll, Sockets{}, []call{{"io_uring_setup", nil, allowed}, {"socket", []uint64{afUnix, sockStream}, allowed}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := WithSockets(tt.p, tt.s)
+			if err := validate(p, ""); err != nil {
+				t.Fatalf("result is invalid: %v", err)
+			}
+			checkCalls(t, tt.name, p, tt.calls)
+		})
+	}
+}
+
+// Allows is what the parent checks before it plans Landlock: only a
+// syscall no rule restricts and something permits counts as allowed.
+func TestAllows(t *testing.T) {
+	tests := []struct {
+		doc  string
+		want bool
+	}{
+		{`{"defaultAction": "SCMP_ACT_ALLOW"}`, true},
+		{`{"defaultAction": "SCMP_ACT_ALLOW", "syscalls": [{"names": ["landlock_create_ruleset"], "action": "SCMP_ACT_ERRNO", "errnoRet": 38}]}`, false},
+		{`{"defaultAction": "SCMP_ACT_ALLOW", "syscalls": [{"names": ["landlock_create_ruleset"], "action": "SCMP_ACT_ERRNO", "args": [{"index": 2, "value": 1, "op": "SCMP_CMP_EQ"}]}]}`, false},
+		{`{"defaultAction": "SCMP_ACT_ERRNO", "syscalls": [{"names": ["read"], "action": "SCMP_ACT_ALLOW"}]}`, false},
+		{`{"defaultAction": "SCMP_ACT_ERRNO", "syscalls": [{"names": ["landlock_create_ruleset"], "action": "SCMP_ACT_ALLOW", "args": [{"index": 2, "value": 0, "op": "SCMP_CMP_EQ"}]}]}`, false},
+		{`{"defaultAction": "SCMP_ACT_ERRNO", "syscalls": [{"names": ["read", "landlock_create_ruleset"], "action": "SCMP_ACT_ALLOW"}]}`, true},
+		{`{"defaultAction": "SCMP_ACT_LOG", "syscalls": [{"names": ["landlock_create_ruleset"], "action": "SCMP_ACT_KILL_PROCESS"}]}`, false},
+	}
+	for _, tt := range tests {
+		if got := Allows(mustParse(t, tt.doc), "landlock_create_ruleset"); got != tt.want {
+			t.Errorf("Allows(%s) = %v, want %v", tt.doc, got, tt.want)
+		}
 	}
 }

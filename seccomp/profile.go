@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	specs "github.com/opencontainers/runtime-spec/specs-go"
@@ -336,6 +337,23 @@ func verdictOf(a specs.LinuxSeccompAction, errno *uint) verdict {
 		return verdict{a, errnoEPERM}
 	}
 	return verdict{a, *errno}
+}
+
+// Allows reports whether p lets the system call name run whatever its
+// arguments: no restrictive rule names it, and an unconditional permissive
+// rule does or the default action is permissive.
+func Allows(p *specs.LinuxSeccomp, name string) bool {
+	allowed := permissive(p.DefaultAction)
+	for _, r := range p.Syscalls {
+		if !slices.Contains(r.Names, name) {
+			continue
+		}
+		if !permissive(r.Action) {
+			return false
+		}
+		allowed = allowed || len(r.Args) == 0
+	}
+	return allowed
 }
 
 // permissive reports whether an action lets the syscall run.

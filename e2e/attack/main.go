@@ -16,7 +16,7 @@ import (
 
 func main() {
 	if len(os.Args) < 3 {
-		fmt.Fprintln(os.Stderr, "usage: attack tcp|udp|unix|abstract|openw|kill|ptrace TARGET")
+		fmt.Fprintln(os.Stderr, "usage: attack tcp|udp|unix|abstract|uring-unix|openw|kill|ptrace TARGET")
 		os.Exit(2)
 	}
 	if err := attack(os.Args[1], os.Args[2]); err != nil {
@@ -34,6 +34,8 @@ func attack(kind, target string) error {
 		return dial("unix", "@"+target)
 	case "udp":
 		return sendUDP(target)
+	case "uring-unix":
+		return uringConnect(target)
 	case "syscall":
 		return probe(target)
 	case "swap":

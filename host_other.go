@@ -1,0 +1,6 @@
+//go:build !linux
+
+package main
+
+// overflowUID: no user namespaces here.
+func overflowUID() int { return -1 }
