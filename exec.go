@@ -1,6 +1,8 @@
 package main
 
 import (
+	"errors"
+	"io/fs"
 	"os"
 	"os/user"
 	"path/filepath"
@@ -29,7 +31,7 @@ func execCommand() *cli.Command {
 func hostFacts() (policy.Host, error) {
 	cwd, err := os.Getwd()
 	if err != nil {
-		return policy.Host{}, err
+		return policy.Host{}, cwdError(err)
 	}
 	home := os.Getenv("HOME")
 	if home == "" || !filepath.IsAbs(home) {
@@ -39,9 +41,21 @@ func hostFacts() (policy.Host, error) {
 	}
 	here, err := os.Stat(".")
 	if err != nil {
-		return policy.Host{}, err
+		return policy.Host{}, cwdError(err)
 	}
 	return policy.Host{Cwd: cwd, CwdInfo: here, Home: home, Env: os.Environ()}, nil
+}
+
+// cwdError explains a working directory zsandbox cannot start from: bad
+// input (exit 2), not a sandbox that failed.
+func cwdError(err error) error {
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return usageErrorf("the current directory no longer exists (it was deleted): cd to an existing directory and run again")
+	case errors.Is(err, fs.ErrPermission):
+		return usageErrorf("the current directory cannot be entered (permission denied): the command could not run in it; make it searchable (chmod u+x) or run from another directory")
+	}
+	return sandboxError("the current directory: " + err.Error())
 }
 
 func runExec(c *cli.Context) error {

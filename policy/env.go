@@ -33,6 +33,14 @@ func LooksLikeCredential(name string) bool {
 	return false
 }
 
+// zsandboxOwn reports whether name configures zsandbox itself. The
+// caller's ZSANDBOX_* settings are for this run: a zsandbox nested inside
+// the command starts from its own defaults (it can only narrow the outer
+// sandbox anyway) and does not trip over a hidden ZSANDBOX_SETTINGS file.
+func zsandboxOwn(name string) bool {
+	return strings.HasPrefix(name, "ZSANDBOX_")
+}
+
 // resolveEnv filters the host environment and applies --env and --pass-env.
 func resolveEnv(hostEnv, set, pass []string) (env, dropped []string, err error) {
 	passing := map[string]bool{}
@@ -55,7 +63,7 @@ func resolveEnv(hostEnv, set, pass []string) (env, dropped []string, err error) 
 		if !ok || k == "" {
 			continue
 		}
-		if LooksLikeCredential(k) && !passing[k] {
+		if (LooksLikeCredential(k) || zsandboxOwn(k)) && !passing[k] {
 			dropped = appendOnce(dropped, k)
 			continue
 		}

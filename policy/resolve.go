@@ -62,6 +62,11 @@ func Resolve(req Request, host Host) (*Policy, error) {
 	if host.Home == "" {
 		return nil, usagef("home directory unknown: set HOME")
 	}
+	if h := host.Getenv("HOME"); h != "" && !filepath.IsAbs(h) {
+		// The hidden paths would come from one home and the command's
+		// tools would look for credentials in another.
+		return nil, usagef("HOME %q is not an absolute path: set HOME to your home directory, or unset it to use the account's", h)
+	}
 	network, err := parseNetwork(req.Network)
 	if err != nil {
 		return nil, err
@@ -115,16 +120,18 @@ func parseNetwork(s string) (Network, error) {
 }
 
 func resolveCwd(dir string, host Host, fs *symlinks) (string, error) {
+	what := fmt.Sprintf("--cwd %q", dir)
 	if dir == "" {
 		dir = host.Cwd
+		what = fmt.Sprintf("the working directory %q", dir)
 	}
 	abs, err := Expand(dir, host.Home, host.Cwd)
 	if err != nil {
-		return "", usagef("--cwd: %v", err)
+		return "", usagef("%s: %v", what, err)
 	}
 	c, err := fs.canonical(abs)
 	if err != nil {
-		return "", usagef("--cwd %q: no such directory", dir)
+		return "", usagef("%s: no such directory", what)
 	}
 	if dir == host.Cwd && host.CwdInfo != nil {
 		if fi, err := os.Stat(c); err != nil || !os.SameFile(fi, host.CwdInfo) {
@@ -135,7 +142,10 @@ func resolveCwd(dir string, host Host, fs *symlinks) (string, error) {
 		}
 	}
 	if fi, err := os.Stat(c); err != nil || !fi.IsDir() {
-		return "", usagef("--cwd %q: not a directory", dir)
+		return "", usagef("%s: not a directory", what)
+	}
+	if why := kernelTree(c); why != "" {
+		return "", usagef("the working directory %q is a writable root and %s; run from a project directory, or name one with --cwd DIR", c, why)
 	}
 	return c, nil
 }
@@ -177,7 +187,10 @@ func hiddenFact(r resolved) Hidden {
 // addWritable builds the writable roots: defaults first, then what the user
 // named. Hidden beats writable: a root inside a hidden path is left out.
 func (p *Policy) addWritable(asked []Path, host Host, fs *symlinks) error {
-	cands := p.defaultRoots(host, fs)
+	cands, err := p.defaultRoots(host, fs)
+	if err != nil {
+		return err
+	}
 	for _, a := range asked {
 		abs, err := Expand(a.Path, p.Home, p.Cwd)
 		if err != nil {
@@ -188,7 +201,7 @@ func (p *Policy) addWritable(asked []Path, host Host, fs *symlinks) error {
 			return usagef("writable root %q: no such directory", a.Path)
 		}
 		if why := kernelTree(c); why != "" {
-			return usagef("writable root %q: %s", a.Path, why)
+			return usagef("writable root %q %s; name narrower directories", a.Path, why)
 		}
 		cands = append(cands, Root{Path: c, Source: a.Source})
 	}
@@ -212,8 +225,11 @@ func (p *Policy) addWritable(asked []Path, host Host, fs *symlinks) error {
 }
 
 // defaultRoots returns cwd, TMPDIR, /tmp, /var/tmp and git's directories;
-// a default that does not exist is recorded in Omitted, not an error.
-func (p *Policy) defaultRoots(host Host, fs *symlinks) []Root {
+// a default that does not exist is recorded in Omitted, not an error. One
+// that is "/" or a kernel tree is refused like such a --writable: leaving it
+// out would hide a misconfiguration (or a planted .git) behind a command
+// that mysteriously cannot write its TMPDIR.
+func (p *Policy) defaultRoots(host Host, fs *symlinks) ([]Root, error) {
 	roots := []Root{{Path: p.Cwd, Source: SourceCwd}}
 	type cand struct {
 		path string
@@ -233,22 +249,38 @@ func (p *Policy) defaultRoots(host Host, fs *symlinks) []Root {
 			p.Omitted = append(p.Omitted, Omitted{c.path, c.src, err.Error()})
 			continue
 		}
+		if why := kernelTree(r); why != "" {
+			return nil, usagef("%s %q is a writable root and %s; %s", c.src, c.path, why, derivedFix(c.src))
+		}
 		roots = append(roots, Root{Path: r, Source: c.src})
 	}
-	return roots
+	return roots, nil
+}
+
+// derivedFix says how to change a default root that may not be one.
+func derivedFix(src Source) string {
+	switch src {
+	case SourceTmpDir:
+		return "set TMPDIR to a directory of your own, or unset it"
+	case SourceDefault:
+		return "it is a symlink into a kernel tree: make it a plain directory"
+	}
+	return "the repository's .git file names it: fix that file, or run from outside the repository"
 }
 
 // kernelTree says why a writable root is refused: "/" and anything under
 // /proc, /sys or /dev (but /dev/shm) would cover the sandbox's own
-// read-only /proc and fresh /dev with the host's, writable.
+// read-only /proc and fresh /dev with the host's, writable. It applies to
+// every root, named or derived (cwd, TMPDIR, git's directories). The
+// reason reads as the rest of a sentence about the root.
 func kernelTree(root string) string {
 	switch {
 	case root == "/":
-		return "would make the whole machine writable, the host's /proc, /sys and /dev included; name narrower directories"
+		return "would make the whole machine writable, the host's /proc, /sys and /dev included"
 	case root == "/dev/shm" || Within(root, "/dev/shm"):
 		return ""
 	case Within(root, "/proc"), Within(root, "/sys"), Within(root, "/dev"):
-		return "kernel and device trees (/proc, /sys, /dev) cannot be writable roots"
+		return "would open the host's kernel and device trees (/proc, /sys, /dev but /dev/shm) for writing"
 	}
 	return ""
 }
@@ -263,8 +295,6 @@ func existingDir(path string, fs *symlinks) (string, error) {
 		return "", fmt.Errorf("does not exist")
 	case !r.isDir:
 		return "", fmt.Errorf("not a directory")
-	case kernelTree(r.path) != "":
-		return "", fmt.Errorf("%s", kernelTree(r.path))
 	}
 	return r.path, nil
 }

@@ -1,0 +1,147 @@
+package policy
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// Odd inputs (issue 14, "inputs that fail open"): every derived value is
+// held to the rules a --writable root has, and a value the policy cannot
+// use is a usage error, never a wider policy.
+
+func wantUsage(t *testing.T, what string, err error, want string) {
+	t.Helper()
+	var ue *UsageError
+	if !errors.As(err, &ue) || !strings.Contains(err.Error(), want) {
+		t.Errorf("%s: error = %v, want a usage error containing %q", what, err, want)
+	}
+}
+
+// TestResolveKernelTreeCwd: cd / (or /proc, /sys, /dev) made the whole
+// machine, or the host's kernel trees, writable through the cwd root.
+func TestResolveKernelTreeCwd(t *testing.T) {
+	f := newFixture(t)
+	for _, cwd := range []string{"/", "/proc", "/proc/self", "/sys", "/dev", "/proc/sys/kernel"} {
+		if _, err := os.Stat(cwd); err != nil {
+			t.Fatalf("%s: %v", cwd, err)
+		}
+		_, err := Resolve(Request{}, f.host(cwd))
+		wantUsage(t, "host cwd "+cwd, err, "is a writable root and would")
+		_, err = Resolve(Request{Cwd: cwd}, f.host(f.proj))
+		wantUsage(t, "--cwd "+cwd, err, "is a writable root and would")
+	}
+	if fi, err := os.Stat("/dev/shm"); err == nil && fi.IsDir() {
+		if _, err := Resolve(Request{Cwd: "/dev/shm"}, f.host(f.proj)); err != nil {
+			t.Errorf("--cwd /dev/shm: %v, want allowed as a --writable /dev/shm is", err)
+		}
+	}
+}
+
+// TestResolveKernelTreeTmpDir: TMPDIR=/ or a kernel tree is refused like
+// such a --writable; values that are merely unusable are left out.
+func TestResolveKernelTreeTmpDir(t *testing.T) {
+	f := newFixture(t)
+	for _, tmp := range []string{"/", "/proc", "/sys/kernel", "/dev", "/proc/self"} {
+		h := f.host(f.proj)
+		h.Env = append(h.Env, "TMPDIR="+tmp)
+		_, err := Resolve(Request{}, h)
+		wantUsage(t, "TMPDIR="+tmp, err, `TMPDIR "`+tmp+`" is a writable root and would`)
+	}
+	for _, tmp := range []string{"rel", "/nonexistent-zs", filepath.Join(f.home, ".ssh", "t")} {
+		h := f.host(f.proj)
+		h.Env = append(h.Env, "TMPDIR="+tmp)
+		p, err := Resolve(Request{}, h)
+		if err != nil {
+			t.Errorf("TMPDIR=%s: %v, want it left out", tmp, err)
+			continue
+		}
+		for _, r := range p.Writable {
+			if r.Source == SourceTmpDir {
+				t.Errorf("TMPDIR=%s became writable root %q", tmp, r.Path)
+			}
+		}
+	}
+}
+
+// TestResolveKernelTreeGitDir: a .git file naming /proc never makes it
+// writable: refused, or (when .git files there are not trusted) ignored.
+func TestResolveKernelTreeGitDir(t *testing.T) {
+	f := newFixture(t)
+	sub := filepath.Join(f.proj, "sub")
+	mustMkdir(t, sub)
+	writeFile(t, filepath.Join(f.proj, ".git"), "gitdir: /proc\n")
+	p, err := Resolve(Request{}, f.host(sub))
+	if err != nil {
+		wantUsage(t, "gitdir: /proc", err, `"/proc" is a writable root and would`)
+		return
+	}
+	for _, r := range p.Writable {
+		if kernelTree(r.Path) != "" {
+			t.Errorf("writable root %q (%s) from a planted .git file", r.Path, r.Source)
+		}
+	}
+}
+
+// TestResolveRelativeHome: HOME=rel would hide one home's credentials and
+// let the command's tools use another's.
+func TestResolveRelativeHome(t *testing.T) {
+	f := newFixture(t)
+	h := f.host(f.proj)
+	h.Env = append(h.Env, "HOME=rel")
+	_, err := Resolve(Request{}, h)
+	wantUsage(t, "HOME=rel", err, `HOME "rel" is not an absolute path`)
+}
+
+func TestExpandLength(t *testing.T) {
+	long := strings.Repeat("a", nameMax)
+	if _, err := Expand("/x/"+long, "/h", "/c"); err != nil {
+		t.Errorf("a %d-byte name: %v, want accepted", nameMax, err)
+	}
+	for _, p := range []string{"/x/" + long + "a", long + "a", strings.Repeat("/abcdefg", pathMax/8)} {
+		if _, err := Expand(p, "/h", "/c"); err == nil {
+			t.Errorf("Expand(%d bytes): accepted a path no system call takes", len(p))
+		}
+	}
+	f := newFixture(t)
+	_, err := Resolve(Request{Hide: []string{filepath.Join(f.proj, long+"a")}}, f.host(f.proj))
+	wantUsage(t, "--hide with a long name", err, "NAME_MAX")
+	_, err = Resolve(Request{}, f.host(filepath.Join(f.proj, long+"a")))
+	wantUsage(t, "cwd with a long name", err, "the working directory")
+}
+
+// TestResolveNonUTF8: a path that is not UTF-8 keeps its bytes: the root
+// bound is the directory named, not a replacement-character look-alike.
+func TestResolveNonUTF8(t *testing.T) {
+	f := newFixture(t)
+	odd := filepath.Join(f.base, "n\xff\xfe")
+	mustMkdir(t, odd)
+	p, err := Resolve(Request{Writable: []Path{{odd, SourceFlag}}, Hide: []string{odd + "/h\xff"}}, f.host(odd))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := rootsUnder(p, f.base); len(got) != 1 || got[0].Path != odd {
+		t.Errorf("writable = %q, want only %q", got, odd)
+	}
+	if !strings.Contains(strings.Join(p.ProtectedPaths(), "\n"), odd+"/h\xff") {
+		t.Errorf("missing hidden path inside the root is not protected: %q", p.ProtectedPaths())
+	}
+}
+
+// TestResolveEnvDropsOwnVariables: the caller's ZSANDBOX_* configure this
+// run, not a zsandbox nested inside the command.
+func TestResolveEnvDropsOwnVariables(t *testing.T) {
+	env, dropped, err := resolveEnv([]string{"ZSANDBOX_WRITABLE=/", "ZSANDBOX_SETTINGS=/s", "ZSANDBOX_NETWORK=allow", "KEEP=1"},
+		nil, []string{"ZSANDBOX_NETWORK"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(env, " "); got != "ZSANDBOX_NETWORK=allow KEEP=1" {
+		t.Errorf("env = %q, want only the passed ZSANDBOX_NETWORK and KEEP", got)
+	}
+	if got := strings.Join(dropped, " "); got != "ZSANDBOX_SETTINGS ZSANDBOX_WRITABLE" {
+		t.Errorf("dropped = %q", got)
+	}
+}
