@@ -20,6 +20,9 @@ func executeAlone(p *policy.Policy, argv []string, rc runConfig) error {
 		return sandboxError("--backend landlock refuses to run as root: Landlock does not fence chmod or reads of root-owned files, so root would keep owner rights over the whole system; the command did not run",
 			"run zsandbox as an unprivileged user (for example: setpriv --reuid=USER --regid=USER --init-groups zsandbox exec ...), or use the bwrap backend")
 	}
+	if _, err := planStdio(nil, true); err != nil {
+		return err
+	}
 	cfg := aloneConfig(p)
 	var ae *landlock.AloneError
 	if err := landlock.CheckAlone(cfg); errors.As(err, &ae) {

@@ -21,6 +21,10 @@ func execute(p *policy.Policy, argv []string, rc runConfig) error {
 	case "seatbelt":
 		return sandboxError("--backend seatbelt: sandbox-exec exists only on macOS; the command did not run")
 	}
+	std, err := planStdio(func() bool { return landlockFences(p, rc) }, false)
+	if err != nil {
+		return err
+	}
 	bin, err := bwrap.Find(os.Getenv("PATH"), p.WritablePaths())
 	if err != nil {
 		return sandboxError(err.Error(),
@@ -56,18 +60,26 @@ func execute(p *policy.Policy, argv []string, rc runConfig) error {
 		return sandboxError(err.Error() + "; the command did not run")
 	}
 	defer ph.Done()
-	return runBwrap(bin, p, rc, argv, filter, exe, ph)
+	return runBwrap(bin, p, rc, argv, filter, exe, ph, std)
 }
 
-func runBwrap(bin string, p *policy.Policy, rc runConfig, argv []string, filter, exe *os.File, ph *bwrap.Placeholders) error {
+func runBwrap(bin string, p *policy.Policy, rc runConfig, argv []string, filter, exe *os.File, ph *bwrap.Placeholders, std stdio) error {
 	plan := bwrap.Args(p, sandboxCommand(p, rc, argv), execOptions())
 	if n := len(plan.Args) + len(plan.Command) + 4; n > bwrap.MaxArgs {
 		return usageErrorf("the policy needs %d bwrap arguments, more than bubblewrap accepts (%d): use fewer --writable/--hide paths (for example a common parent)", n, bwrap.MaxArgs)
 	}
 	out := newOutputs(p, rc.hints)
+	out.copyOutputs(std)
+	stdin, err := copyIn(os.Stdin, std[0])
+	if err != nil {
+		return err
+	}
+	if stdin != os.Stdin {
+		defer stdin.Close() // the copier then stops with EPIPE
+	}
 	code, err := bwrap.Exec(bwrap.Run{
 		Bwrap: bin, Plan: plan, Env: p.Env, Seccomp: filter, Exe: exe,
-		Stdin: os.Stdin, Stdout: out.stdout, Stderr: out.stderr,
+		Stdin: stdin, Stdout: out.stdout, Stderr: out.stderr,
 		Started: ph.Started,
 	})
 	var setup *bwrap.SetupError
@@ -79,6 +91,12 @@ func runBwrap(bin string, p *policy.Policy, rc runConfig, argv []string, filter,
 	}
 	out.hint(code)
 	return commandStatus(code)
+}
+
+// landlockFences reports whether the stage 2 will stop writes outside the
+// writable roots, reopened descriptors included.
+func landlockFences(p *policy.Policy, rc runConfig) bool {
+	return landlock.Rules(landlockConfig(p, rc), landlock.ABI()).Status == landlock.StatusEnforced
 }
 
 // checkLandlock refuses --landlock require on a kernel that cannot meet
