@@ -216,6 +216,8 @@ func TestStdinDescriptor(t *testing.T) {
 			{[]string{"--landlock", "off"}, os.O_RDWR, "echo evil >&0"},
 			{nil, os.O_RDWR, "echo evil >&0; echo evil > /proc/self/fd/0"},
 		} {
+			e.write(file, "original\n") // each case on its own
+			e.chownAll()
 			args := append(append([]string{"exec"}, c.flags...), "--", "sh", "-c", c.script+"; cat")
 			r := e.runWith(t, e.proj, stdio{in: openFile(t, file, c.open)}, nil, args...)
 			if !strings.HasPrefix(r.stdout, "original\n") {
@@ -295,6 +297,7 @@ func TestAloneDescriptors(t *testing.T) {
 		file := filepath.Join(e.outside, "file")
 		r = e.runWith(t, e.proj, stdio{in: openFile(t, file, os.O_RDWR)}, outer, append(args, ranMarker+"echo evil >&0")...)
 		refusedBeforeRun(t, e, r, "--backend landlock, stdin read-write")
+		assertContent(t, file, "original\n")
 		r = e.runWith(t, e.proj, stdio{in: openFile(t, file, os.O_RDONLY)}, outer, append(args, "echo evil > /proc/self/fd/0; cat")...)
 		if r.stdout != "original\n" {
 			t.Errorf("--backend landlock: stdin not readable\n%s", r)
