@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -303,5 +304,31 @@ func TestAloneDescriptors(t *testing.T) {
 			t.Errorf("--backend landlock: stdin not readable\n%s", r)
 		}
 		assertContent(t, file, "original\n")
+	})
+}
+
+// TestKernelMountInRootRefused: a writable root holding a second mount of
+// procfs (a build chroot's) was bound writable with it; as root the
+// command could then open the host's core_pattern for writing. The mount
+// is made in a private mount namespace, then zsandbox runs as the
+// identity from the chroot.
+func TestKernelMountInRootRefused(t *testing.T) {
+	each(t, func(t *testing.T, e *env) {
+		chroot := filepath.Join(e.base, "chroot")
+		e.mkdir(filepath.Join(chroot, "proc"))
+		e.chownAll()
+		probe := ranMarker + `python3 -c 'import os; os.close(os.open("proc/sys/kernel/core_pattern", os.O_WRONLY)); print("WRITABLE")'`
+		script := `mount -t proc proc proc && exec setpriv --reuid=` + strconv.Itoa(e.id.uid) + ` --regid=` + strconv.Itoa(e.id.gid) +
+			` --clear-groups "$0" "$@"`
+		cmd := exec.Command("unshare", "-m", "--propagation", "private", "sh", "-c", script, zsandbox, "exec", "--", "sh", "-c", probe)
+		cmd.Dir = chroot
+		cmd.Env = e.command(chroot).Env
+		var out, errb bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &errb
+		r := result{code: exitCodeOf(cmd.Run()), stdout: out.String(), stderr: errb.String()}
+		refusedBeforeRun(t, e, r, "cwd holding a proc mount")
+		if strings.Contains(r.stdout, "WRITABLE") || !strings.Contains(r.stderr, "proc mount") {
+			t.Errorf("want a refusal naming the proc mount\n%s", r)
+		}
 	})
 }

@@ -145,3 +145,53 @@ func TestResolveEnvDropsOwnVariables(t *testing.T) {
 		t.Errorf("dropped = %q", got)
 	}
 }
+
+const mountinfoFixture = `22 1 0:21 / /proc rw,nosuid - proc proc rw
+23 1 0:22 / /sys rw - sysfs sysfs rw
+40 1 8:1 / /srv/build\040root rw shared:1 - ext4 /dev/sda1 rw
+41 40 0:50 / /srv/build\040root/proc rw shared:2 master:3 - proc proc rw
+42 1 0:51 / /var/cache/cg rw - cgroup2 cgroup2 rw
+43 1 0:52 / /home/u/mnt rw - tmpfs tmpfs rw
+`
+
+func TestParseKernelMounts(t *testing.T) {
+	got := parseKernelMounts(mountinfoFixture)
+	want := []kernelMount{{"/proc", "proc"}, {"/sys", "sysfs"}, {"/srv/build root/proc", "proc"}, {"/var/cache/cg", "cgroup2"}}
+	if len(got) != len(want) {
+		t.Fatalf("parseKernelMounts = %v, want %v", got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("mount %d = %v, want %v", i, got[i], want[i])
+		}
+	}
+}
+
+// TestKernelMountIn: a build chroot's proc below a writable root bound
+// the host's procfs writable (as root: core_pattern).
+func TestKernelMountIn(t *testing.T) {
+	mounts := parseKernelMounts(mountinfoFixture)
+	for root, refused := range map[string]bool{
+		"/srv/build root": true, "/srv": true, "/srv/build root/proc/sys": true, "/var/cache": true,
+		"/srv/build": false, "/home/u": false, "/tmp": false, "/dev/shm": false,
+	} {
+		if got := kernelMountIn(root, mounts) != ""; got != refused {
+			t.Errorf("kernelMountIn(%q) refused = %v, want %v", root, got, refused)
+		}
+	}
+}
+
+func TestResolveKernelMountUnderCwd(t *testing.T) {
+	f := newFixture(t)
+	info := filepath.Join(f.base, "mountinfo")
+	writeFile(t, info, "41 40 0:50 / "+filepath.Join(f.proj, "chroot", "proc")+" rw - proc proc rw\n")
+	old := mountInfo
+	mountInfo = info
+	t.Cleanup(func() { mountInfo = old })
+	_, err := Resolve(Request{}, f.host(f.proj))
+	wantUsage(t, "proc mounted under the cwd", err, "would bind the proc mount")
+	writeFile(t, info, "41 40 0:50 / /srv/zsandbox-elsewhere/proc rw - proc proc rw\n")
+	if _, err := Resolve(Request{}, f.host(f.proj)); err != nil {
+		t.Errorf("a proc mount outside every root: %v", err)
+	}
+}

@@ -221,6 +221,17 @@ func (p *Policy) addWritable(asked []Path, host Host, fs *symlinks) error {
 		seen[r.Path] = true
 	}
 	sortRoots(p.Writable)
+	return checkKernelMounts(p.Writable, kernelMounts())
+}
+
+// checkKernelMounts refuses a writable root, whatever its source, that
+// holds or lies in a mount of a kernel file system.
+func checkKernelMounts(roots []Root, mounts []kernelMount) error {
+	for _, r := range roots {
+		if why := kernelMountIn(r.Path, mounts); why != "" {
+			return usagef("writable root %q (%s) %s; unmount it, or name narrower directories", r.Path, r.Source, why)
+		}
+	}
 	return nil
 }
 
