@@ -39,18 +39,21 @@ func kernelMounts() []kernelMount {
 
 // parseKernelMounts reads mountinfo lines ("ID PARENT MAJ:MIN ROOT POINT
 // OPTIONS [OPTIONAL...] - FSTYPE SOURCE SUPEROPTS") and keeps the kernel
-// file systems.
+// file systems. Only their lines are split: a host with thousands of
+// container mounts costs one scan.
 func parseKernelMounts(data string) []kernelMount {
 	var out []kernelMount
-	for _, line := range strings.Split(data, "\n") {
-		fields := strings.Fields(line)
-		for i, f := range fields {
-			if f == "-" && i >= 5 && i+1 < len(fields) {
-				if kernelFS[fields[i+1]] {
-					out = append(out, kernelMount{point: unescapeMount(fields[4]), fstype: fields[i+1]})
-				}
-				break
-			}
+	for line := range strings.Lines(data) {
+		_, after, ok := strings.Cut(line, " - ")
+		if !ok {
+			continue
+		}
+		fstype, _, _ := strings.Cut(after, " ")
+		if !kernelFS[fstype] {
+			continue
+		}
+		if fields := strings.Fields(line); len(fields) > 4 {
+			out = append(out, kernelMount{point: unescapeMount(fields[4]), fstype: fstype})
 		}
 	}
 	return out
