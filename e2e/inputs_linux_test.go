@@ -132,7 +132,8 @@ func TestOddWorkingDirectory(t *testing.T) {
 }
 
 // TestOddHomeAndTmpDir: a relative HOME is refused; TMPDIR values that
-// cannot be a root are left out and the command cannot write there.
+// cannot be a root are left out and the command cannot write there, and
+// one that names a protected path leaves it protected.
 func TestOddHomeAndTmpDir(t *testing.T) {
 	each(t, func(t *testing.T, e *env) {
 		r := e.runWith(t, e.proj, stdio{env: []string{"HOME=proj"}}, nil, "exec", "--", "sh", "-c", ranMarker)
@@ -148,6 +149,13 @@ func TestOddHomeAndTmpDir(t *testing.T) {
 		}
 		assertNotExist(t, filepath.Join(e.home, "outside", "planted"))
 		assertNotExist(t, filepath.Join(e.home, ".ssh", "planted"))
+		// TMPDIR naming a protected path does not open it, as a
+		// --writable would on purpose.
+		hooks := filepath.Join(repo(t, e), "hooks")
+		r = e.runWith(t, e.proj, stdio{env: []string{"TMPDIR=" + hooks}}, nil,
+			"exec", "--", "sh", "-c", "echo evil > \"$TMPDIR/pre-commit\"")
+		mustFail(t, r, "plant a hook through TMPDIR")
+		assertNotExist(t, filepath.Join(hooks, "pre-commit"))
 	})
 }
 

@@ -195,3 +195,19 @@ func TestResolveKernelMountUnderCwd(t *testing.T) {
 		t.Errorf("a proc mount outside every root: %v", err)
 	}
 }
+
+// TestSettingsPathOddXDG: a relative XDG_CONFIG_HOME is ignored (it would
+// name a settings file in whatever the cwd is); "/" is taken as given.
+func TestSettingsPathOddXDG(t *testing.T) {
+	for xdg, want := range map[string]string{
+		"":         "/h/.config/zsandbox/settings.json",
+		"rel/conf": "/h/.config/zsandbox/settings.json",
+		"/":        "/zsandbox/settings.json",
+		"/x/../y":  "/y/zsandbox/settings.json",
+	} {
+		h := Host{Cwd: "/c", Home: "/h", Env: []string{"XDG_CONFIG_HOME=" + xdg}}
+		if got := SettingsPath("", h); got != want {
+			t.Errorf("SettingsPath(XDG_CONFIG_HOME=%q) = %q, want %q", xdg, got, want)
+		}
+	}
+}
