@@ -340,3 +340,25 @@ func TestKernelMountInRootRefused(t *testing.T) {
 		}
 	})
 }
+
+// TestStreamsPassed: what agents' harnesses hand a command (a socketpair,
+// as Node's child_process does, or /dev/null) still works as stdin.
+func TestStreamsPassed(t *testing.T) {
+	each(t, func(t *testing.T, e *env) {
+		fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ours, theirs := os.NewFile(uintptr(fds[0]), "ours"), os.NewFile(uintptr(fds[1]), "theirs")
+		defer theirs.Close()
+		ours.WriteString("hello\n")
+		ours.Close()
+		if r := e.runWith(t, e.proj, stdio{in: theirs}, nil, "exec", "--", "cat"); r.stdout != "hello\n" {
+			t.Errorf("socketpair stdin: %q\n%s", r.stdout, r)
+		}
+		null := openFile(t, os.DevNull, os.O_RDWR)
+		if r := e.runWith(t, e.proj, stdio{in: null, out: null}, nil, "exec", "--", "sh", "-c", "cat; echo err >&2"); r.code != 0 || r.stderr != "err\n" {
+			t.Errorf("/dev/null on stdin and stdout:\n%s", r)
+		}
+	})
+}
