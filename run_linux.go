@@ -21,7 +21,7 @@ func execute(p *policy.Policy, argv []string, rc runConfig) error {
 	case "seatbelt":
 		return sandboxError("--backend seatbelt: sandbox-exec exists only on macOS; the command did not run")
 	}
-	std, err := planStdio(func() bool { return landlockFences(p, rc) }, false)
+	std, err := planStdio(func(s stdStream) bool { return landlockFences(p, rc) && fencedReopen(s, p) }, false)
 	if err != nil {
 		return err
 	}

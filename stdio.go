@@ -6,6 +6,8 @@ import (
 	"os"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/zsandbox/zsandbox/policy"
 )
 
 // The command inherits zsandbox's stdin, stdout and stderr, and a
@@ -20,8 +22,8 @@ import (
 //     /dev/zero, /dev/full, /dev/random, /dev/urandom) passes as it is:
 //     reopening it gives nothing more;
 //   - a regular file or any other device is copied through a pipe by
-//     zsandbox; stdin passes as it is only when it is read-only and
-//     Landlock fences the reopening (no write outside the writable roots),
+//     zsandbox; stdin passes as it is only when it is read-only and a
+//     reopening for writing gets no more than the policy (fencedReopen),
 //     so `while read ...; do zsandbox exec ...; done < list` keeps working;
 //   - a directory, an O_PATH descriptor or anything else refuses the run
 //     (exit 2): no command reads from or writes to one.
@@ -45,6 +47,10 @@ type stdStream struct {
 	kind     streamKind
 	what     string // for kindRefused: "a directory", "an O_PATH descriptor"
 	writable bool   // opened for writing (O_WRONLY or O_RDWR)
+	// For a file: the path it is at (checked to be that very file; ""
+	// when unknown) and its number of links.
+	path  string
+	nlink uint64
 }
 
 // streamUse is how a standard descriptor reaches the command.
@@ -121,6 +127,24 @@ func redirect(fd int) string {
 
 // stdio is how zsandbox's three standard descriptors reach the command.
 type stdio [3]streamUse
+
+// fencedReopen reports whether reopening file s for writing gives the
+// command no more than p, given that Landlock fences writes outside the
+// writable roots: inside them the policy allows writes, except under
+// protected and hidden paths, whose read-only mounts a descriptor (made
+// outside the sandbox) does not pass through. A file whose path is
+// unknown, or that has other links, may be one of those.
+func fencedReopen(s stdStream, p *policy.Policy) bool {
+	if s.path == "" || s.nlink != 1 || policy.WithinAny(s.path, p.ProtectedPaths()) {
+		return false
+	}
+	for _, h := range p.Hidden {
+		if policy.Within(s.path, h.Path) {
+			return false
+		}
+	}
+	return true
+}
 
 // readerOnly hides the *os.File, so os/exec copies through a pipe.
 type readerOnly struct{ io.Reader }

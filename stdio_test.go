@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/zsandbox/zsandbox/policy"
 )
 
 func TestKindOf(t *testing.T) {
@@ -68,6 +70,33 @@ func TestStdioPlan(t *testing.T) {
 			t.Errorf("stdioPlan(%s) error = %v, want a usage error containing %q", tc.name, err, tc.err)
 		case tc.err == "" && (err != nil || got != tc.want):
 			t.Errorf("stdioPlan(%s) = %d, %v; want %d", tc.name, got, err, tc.want)
+		}
+	}
+}
+
+// TestFencedReopen: a stdin file under a protected or hidden path, with
+// other links, or at an unknown path is copied, not passed.
+func TestFencedReopen(t *testing.T) {
+	p := &policy.Policy{
+		Writable:  []policy.Root{{Path: "/h/proj"}},
+		Protected: []policy.Protected{{Path: "/h/proj/.git/config"}, {Path: "/h/proj/.git/hooks"}},
+		Hidden:    []policy.Hidden{{Path: "/h/proj/.env", Exists: true}},
+	}
+	for _, tc := range []struct {
+		path  string
+		nlink uint64
+		want  bool
+	}{
+		{"/h/proj/list", 1, true},
+		{"/elsewhere/list", 1, true},
+		{"/h/proj/.git/config", 1, false},
+		{"/h/proj/.git/hooks/pre-commit", 1, false},
+		{"/h/proj/.env", 1, false},
+		{"/h/proj/list", 2, false},
+		{"", 1, false},
+	} {
+		if got := fencedReopen(stdStream{fd: 0, kind: kindFile, path: tc.path, nlink: tc.nlink}, p); got != tc.want {
+			t.Errorf("fencedReopen(%q, %d links) = %v, want %v", tc.path, tc.nlink, got, tc.want)
 		}
 	}
 }

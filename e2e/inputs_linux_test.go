@@ -362,3 +362,33 @@ func TestStreamsPassed(t *testing.T) {
 		}
 	})
 }
+
+// TestStdinProtectedFile: a descriptor is opened outside the sandbox, so
+// reopening it through /proc/self/fd/0 passes under the read-only mounts
+// that protect .git/config and mask hidden paths inside a writable root;
+// Landlock allows writes in the root. `cmd < .git/config` let the command
+// plant core.fsmonitor, `cmd < ~/.ssh/id_rsa` with cwd = $HOME rewrite a
+// hidden file. Such a stdin is copied through a pipe; one elsewhere in the
+// root is passed as it is and keeps its offset.
+func TestStdinProtectedFile(t *testing.T) {
+	each(t, func(t *testing.T, e *env) {
+		config := filepath.Join(repo(t, e), "config")
+		before, _ := os.ReadFile(config)
+		key := filepath.Join(e.home, ".ssh", "id_rsa")
+		for file, dir := range map[string]string{config: e.proj, key: e.home} {
+			r := e.runWith(t, dir, stdio{in: openFile(t, file, os.O_RDONLY)}, nil,
+				"exec", "--", "sh", "-c", "printf '[core]\\n\\tfsmonitor = touch /tmp/pwned\\n' >> /proc/self/fd/0")
+			assertNoSecret(t, e, r, "reopen "+file)
+		}
+		assertContent(t, config, string(before))
+		assertContent(t, key, e.secret+"\n")
+		list := filepath.Join(e.proj, "list")
+		e.write(list, "a\nb\n")
+		e.chownAll()
+		in := openFile(t, list, os.O_RDONLY)
+		mustSucceed(t, e.runWith(t, e.proj, stdio{in: in}, nil, "exec", "--", "true"), "true < list")
+		if off, _ := in.Seek(0, io.SeekCurrent); off != 0 {
+			t.Errorf("stdin from a file in the cwd: the caller's offset moved to %d; want 0", off)
+		}
+	})
+}
