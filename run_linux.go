@@ -21,6 +21,9 @@ func execute(p *policy.Policy, argv []string, rc runConfig) error {
 	case "seatbelt":
 		return sandboxError("--backend seatbelt: sandbox-exec exists only on macOS; the command did not run")
 	}
+	if err := checkEnterable(p.Cwd); err != nil {
+		return err
+	}
 	std, err := planStdio(func(s stdStream) bool { return landlockFences(p, rc) && fencedReopen(s, p) }, false)
 	if err != nil {
 		return err
