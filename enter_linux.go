@@ -35,4 +35,3 @@ func hasACL(path string) bool {
 	n, err := unix.Getxattr(path, "system.posix_acl_access", nil)
 	return err == nil && n > 0
 }
-
