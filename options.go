@@ -46,7 +46,7 @@ type runConfig struct {
 func resolve(c *cli.Context) (*policy.Policy, runConfig, error) {
 	host, err := hostFacts()
 	if err != nil {
-		return nil, runConfig{}, sandboxError(err.Error())
+		return nil, runConfig{}, err
 	}
 	set, err := loadSettings(c, host)
 	if err != nil {
