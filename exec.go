@@ -1,6 +1,8 @@
 package main
 
 import (
+	"errors"
+	"io/fs"
 	"os"
 	"os/user"
 	"path/filepath"
@@ -33,7 +35,7 @@ func execCommand() *cli.Command {
 func hostFacts() (policy.Host, error) {
 	cwd, err := syscall.Getwd()
 	if err != nil {
-		return policy.Host{}, err
+		return policy.Host{}, cwdError(err)
 	}
 	account := accountHome()
 	home := os.Getenv("HOME")
@@ -42,7 +44,7 @@ func hostFacts() (policy.Host, error) {
 	}
 	here, err := os.Stat(".")
 	if err != nil {
-		return policy.Host{}, err
+		return policy.Host{}, cwdError(err)
 	}
 	return policy.Host{Cwd: cwd, CwdInfo: here, Home: home, AccountHome: account, Env: os.Environ(),
 		Uid: os.Geteuid(), Gid: os.Getegid(), Overflow: overflowUID(), Exe: selfExe()}, nil
@@ -70,6 +72,18 @@ var accountHome = func() string {
 		return ""
 	}
 	return u.HomeDir
+}
+
+// cwdError explains a working directory zsandbox cannot start from: bad
+// input (exit 2), not a sandbox that failed.
+func cwdError(err error) error {
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return usageErrorf("the current directory no longer exists (it was deleted): cd to an existing directory and run again")
+	case errors.Is(err, fs.ErrPermission):
+		return usageErrorf("the current directory cannot be entered (permission denied): the command could not run in it; make it searchable (chmod u+x) or run from another directory")
+	}
+	return sandboxError("the current directory: " + err.Error())
 }
 
 func runExec(c *cli.Context) error {

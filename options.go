@@ -48,7 +48,7 @@ type runConfig struct {
 func resolve(c *cli.Context) (*policy.Policy, runConfig, error) {
 	host, err := hostFacts()
 	if err != nil {
-		return nil, runConfig{}, sandboxError(err.Error())
+		return nil, runConfig{}, err
 	}
 	set, err := loadSettings(c, host)
 	if err != nil {

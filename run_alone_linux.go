@@ -23,6 +23,9 @@ func executeAlone(p *policy.Policy, argv []string, rc runConfig) error {
 	if err := aloneSelf(p); err != nil {
 		return err
 	}
+	if _, err := planStdio(nil, true); err != nil {
+		return err
+	}
 	cfg := aloneConfig(p)
 	var ae *landlock.AloneError
 	if err := landlock.CheckAlone(cfg); errors.As(err, &ae) {

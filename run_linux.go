@@ -21,10 +21,8 @@ func execute(p *policy.Policy, argv []string, rc runConfig) error {
 	case "seatbelt":
 		return sandboxError("--backend seatbelt: sandbox-exec exists only on macOS; the command did not run")
 	}
-	bin, err := bwrap.Find(os.Getenv("PATH"), p.SystemBinary)
-	if err != nil {
-		return sandboxError(err.Error(),
-			"install it: apt-get install bubblewrap (Debian/Ubuntu), dnf install bubblewrap (Fedora), pacman -S bubblewrap (Arch)", aloneHint)
+	if err := checkEnterable(p.Cwd); err != nil {
+		return err
 	}
 	rs, err := landlockPlan(p, rc)
 	if err != nil {
@@ -32,6 +30,16 @@ func execute(p *policy.Policy, argv []string, rc runConfig) error {
 	}
 	if err := checkLandlock(p, rc, rs); err != nil {
 		return err
+	}
+	fenced := rs.Status == landlock.StatusEnforced
+	std, err := planStdio(func(s stdStream) bool { return fenced && fencedReopen(s, p) }, false)
+	if err != nil {
+		return err
+	}
+	bin, err := bwrap.Find(os.Getenv("PATH"), p.SystemBinary)
+	if err != nil {
+		return sandboxError(err.Error(),
+			"install it: apt-get install bubblewrap (Debian/Ubuntu), dnf install bubblewrap (Fedora), pacman -S bubblewrap (Arch)", aloneHint)
 	}
 	if rs.Status != landlock.StatusEnforced {
 		// The stage 2 reports a missing command itself; without it, look
@@ -64,19 +72,27 @@ func execute(p *policy.Policy, argv []string, rc runConfig) error {
 		return sandboxError(err.Error() + "; the command did not run")
 	}
 	defer ph.Done()
-	return runBwrap(bin, p, rc, sandboxCommand(p, rc, rs, argv), filter, exe, ph)
+	return runBwrap(bin, p, rc, sandboxCommand(p, rc, rs, argv), filter, exe, ph, std)
 }
 
 // runBwrap runs command (the user's, or the stage 2 in front of it).
-func runBwrap(bin string, p *policy.Policy, rc runConfig, command []string, filter, exe *os.File, ph *bwrap.Placeholders) error {
+func runBwrap(bin string, p *policy.Policy, rc runConfig, command []string, filter, exe *os.File, ph *bwrap.Placeholders, std stdio) error {
 	plan := bwrap.Args(p, command, execOptions())
 	if n := len(plan.Args) + len(plan.Command) + 4; n > bwrap.MaxArgs {
 		return usageErrorf("the policy needs %d bwrap arguments, more than bubblewrap accepts (%d): use fewer --writable/--hide paths (for example a common parent)", n, bwrap.MaxArgs)
 	}
 	out := newOutputs(p, rc.hints)
+	out.copyOutputs(std)
+	stdin, err := copyIn(os.Stdin, std[0])
+	if err != nil {
+		return err
+	}
+	if stdin != os.Stdin {
+		defer stdin.Close() // the copier then stops with EPIPE
+	}
 	code, err := bwrap.Exec(bwrap.Run{
 		Bwrap: bin, Plan: plan, Env: bwrap.HostEnv(p.Env), Seccomp: filter, Exe: exe,
-		Stdin: os.Stdin, Stdout: out.stdout, Stderr: out.stderr,
+		Stdin: stdin, Stdout: out.stdout, Stderr: out.stderr,
 		Started: ph.Started,
 	})
 	var setup *bwrap.SetupError

@@ -158,7 +158,7 @@ func TestEnvCredentialsUnderInnocentNames(t *testing.T) {
 	keep := []string{
 		"PWD=/src/app", "OLDPWD=/", "PATH=/usr/bin", "HOME=/h", "GIT_ASKPASS=/usr/bin/ask",
 		"PASSENGER_APP_ENV=dev", "XAUTHORITY=/h/.Xauthority", "KEYMAP=us", "XDG_SESSION_ID=3",
-		"DBUS_SESSION_BUS_ADDRESS=unix:path=/run/user/1/bus", "ZSANDBOX_PASS_ENV=A,B",
+		"DBUS_SESSION_BUS_ADDRESS=unix:path=/run/user/1/bus",
 		"URL=https://example.com:8443/path?q=1", "GIT_URL=ssh://git@host/repo.git",
 		"REGISTRY=https://registry.npmjs.org/@scope%2fpkg", "NOTE=ask-skip-this", "LS_COLORS=di=01;34",
 		"SEARCH=https://example.com/?q=keyboard&page=2", "MSG=basic auth is off",

@@ -24,10 +24,10 @@ var credentialParts = map[string]bool{
 
 // notCredentials are names that match a rule above but hold none: AWS_*
 // names that select, but do not hold, credentials; the shell's working
-// directory; zsandbox's own list of names to pass.
+// directory.
 var notCredentials = map[string]bool{
 	"AWS_REGION": true, "AWS_DEFAULT_REGION": true, "AWS_PROFILE": true,
-	"PWD": true, "ZSANDBOX_PASS_ENV": true,
+	"PWD": true,
 }
 
 // LooksLikeCredential reports whether an environment variable name is
@@ -84,6 +84,14 @@ var secretValue = regexp.MustCompile(`(?i:[a-z][a-z0-9+.-]*://[^/?#@\s]*:[^/?#@\
 // default, whatever its name.
 func HoldsCredential(value string) bool { return secretValue.MatchString(value) }
 
+// zsandboxOwn reports whether name configures zsandbox itself. The
+// caller's ZSANDBOX_* settings are for this run: a zsandbox nested inside
+// the command starts from its own defaults (it can only narrow the outer
+// sandbox anyway) and does not trip over a hidden ZSANDBOX_SETTINGS file.
+func zsandboxOwn(name string) bool {
+	return strings.HasPrefix(name, "ZSANDBOX_")
+}
+
 // resolveEnv filters the host environment and applies --env and --pass-env.
 func resolveEnv(hostEnv, set, pass []string) (env, dropped []string, err error) {
 	passing := map[string]bool{}
@@ -106,7 +114,7 @@ func resolveEnv(hostEnv, set, pass []string) (env, dropped []string, err error) 
 		if !ok || k == "" {
 			continue
 		}
-		if (LooksLikeCredential(k) || HoldsCredential(v)) && !passing[k] {
+		if (LooksLikeCredential(k) || HoldsCredential(v) || zsandboxOwn(k)) && !passing[k] {
 			dropped = appendOnce(dropped, k)
 			continue
 		}

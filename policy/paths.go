@@ -28,7 +28,30 @@ func Expand(p, home, cwd string) (string, error) {
 	if !filepath.IsAbs(p) {
 		p = filepath.Join(cwd, p)
 	}
-	return filepath.Clean(p), nil
+	p = filepath.Clean(p)
+	return p, checkLength(p)
+}
+
+// Linux's limits on a path the kernel will take (PATH_MAX counts the NUL)
+// and on one name in it; macOS's are shorter still.
+const (
+	pathMax = 4096
+	nameMax = 255
+)
+
+// checkLength refuses a path no system call would accept, so that it is a
+// usage error naming the limit rather than a "no such directory" or a
+// sandbox that fails half built.
+func checkLength(p string) error {
+	if len(p) >= pathMax {
+		return fmt.Errorf("path of %d bytes is longer than the system allows (PATH_MAX, %d bytes)", len(p), pathMax-1)
+	}
+	for _, name := range strings.Split(p, "/") {
+		if len(name) > nameMax {
+			return fmt.Errorf("%q: a name in the path is longer than %d bytes (NAME_MAX)", p, nameMax)
+		}
+	}
+	return nil
 }
 
 // Canonical resolves every symlink in an absolute path. It fails when the

@@ -75,6 +75,11 @@ func Resolve(req Request, host Host) (*Policy, error) {
 	if host.Home == "" {
 		return nil, usagef("home directory unknown: set HOME")
 	}
+	if h := host.Getenv("HOME"); h != "" && !filepath.IsAbs(h) {
+		// The hidden paths would come from one home and the command's
+		// tools would look for credentials in another.
+		return nil, usagef("HOME %q is not an absolute path: set HOME to your home directory, or unset it to use the account's", h)
+	}
 	network, err := parseNetwork(req.Network)
 	if err != nil {
 		return nil, err
@@ -134,16 +139,21 @@ func parseNetwork(s string) (Network, error) {
 }
 
 func resolveCwd(dir string, host Host, fs *symlinks, t *trust) (string, error) {
+	what := fmt.Sprintf("--cwd %q", dir)
 	if dir == "" {
 		dir = host.Cwd
+		what = fmt.Sprintf("the working directory %q", dir)
 	}
 	abs, err := Expand(dir, host.Home, host.Cwd)
 	if err != nil {
-		return "", usagef("--cwd: %v", err)
+		return "", usagef("%s: %v", what, err)
 	}
 	r := fs.walk(abs, 0)
 	if !r.exists {
-		return "", usagef("--cwd %q: no such directory", dir)
+		return "", usagef("%s: no such directory", what)
+	}
+	if why := kernelTree(r.path); why != "" {
+		return "", usagef("the working directory %q is a writable root and %s; run from a project directory, or name one with --cwd DIR", r.path, why)
 	}
 	if err := t.checkLinks("the working directory", dir, r); err != nil {
 		return "", err
@@ -158,7 +168,7 @@ func resolveCwd(dir string, host Host, fs *symlinks, t *trust) (string, error) {
 		}
 	}
 	if fi, err := os.Stat(c); err != nil || !fi.IsDir() {
-		return "", usagef("--cwd %q: not a directory", dir)
+		return "", usagef("%s: not a directory", what)
 	}
 	return c, nil
 }
@@ -269,7 +279,7 @@ func (p *Policy) addWritable(asked []Path, host Host, fs *symlinks) error {
 		}
 		c := r.path
 		if why := kernelTree(c); why != "" {
-			return usagef("writable root %q: %s", a.Path, why)
+			return usagef("writable root %q %s; name narrower directories", a.Path, why)
 		}
 		if fi, err := os.Stat(c); err == nil && !fi.IsDir() {
 			if p.FileRoots == nil {
@@ -295,11 +305,25 @@ func (p *Policy) addWritable(asked []Path, host Host, fs *symlinks) error {
 		seen[r.Path] = true
 	}
 	sortRoots(p.Writable)
+	return checkKernelMounts(p.Writable, kernelMounts())
+}
+
+// checkKernelMounts refuses a writable root, whatever its source, that
+// holds or lies in a mount of a kernel file system.
+func checkKernelMounts(roots []Root, mounts []kernelMount) error {
+	for _, r := range roots {
+		if why := kernelMountIn(r.Path, mounts); why != "" {
+			return usagef("writable root %q (%s) %s; unmount it, or name narrower directories", r.Path, r.Source, why)
+		}
+	}
 	return nil
 }
 
 // defaultRoots returns cwd, TMPDIR, /tmp, /var/tmp and git's directories;
-// a default that does not exist is recorded in Omitted, not an error.
+// a default that does not exist is recorded in Omitted, not an error. One
+// that is "/" or a kernel tree is refused like such a --writable: leaving it
+// out would hide a misconfiguration (or a planted .git) behind a command
+// that mysteriously cannot write its TMPDIR.
 func (p *Policy) defaultRoots(host Host, fs *symlinks) ([]Root, error) {
 	roots := []Root{{Path: p.Cwd, Source: SourceCwd}}
 	type cand struct {
@@ -322,6 +346,9 @@ func (p *Policy) defaultRoots(host Host, fs *symlinks) ([]Root, error) {
 			p.Omitted = append(p.Omitted, Omitted{c.path, c.src, err.Error()})
 			continue
 		}
+		if why := kernelTree(r); why != "" {
+			return nil, usagef("%s %q is a writable root and %s; %s", c.src, c.path, why, derivedFix(c.src))
+		}
 		if err := p.trust.checkLinks(string(c.src), c.path, fs.walk(filepath.Clean(c.path), 0)); err != nil {
 			return nil, err
 		}
@@ -330,17 +357,30 @@ func (p *Policy) defaultRoots(host Host, fs *symlinks) ([]Root, error) {
 	return roots, nil
 }
 
+// derivedFix says how to change a default root that may not be one.
+func derivedFix(src Source) string {
+	switch src {
+	case SourceTmpDir:
+		return "set TMPDIR to a directory of your own, or unset it"
+	case SourceDefault:
+		return "it is a symlink into a kernel tree: make it a plain directory"
+	}
+	return "the repository's .git file names it: fix that file, or run from outside the repository"
+}
+
 // kernelTree says why a writable root is refused: "/" and anything under
 // /proc, /sys or /dev (but /dev/shm) would cover the sandbox's own
-// read-only /proc and fresh /dev with the host's, writable.
+// read-only /proc and fresh /dev with the host's, writable. It applies to
+// every root, named or derived (cwd, TMPDIR, git's directories). The
+// reason reads as the rest of a sentence about the root.
 func kernelTree(root string) string {
 	switch {
 	case root == "/":
-		return "would make the whole machine writable, the host's /proc, /sys and /dev included; name narrower directories"
+		return "would make the whole machine writable, the host's /proc, /sys and /dev included"
 	case root == "/dev/shm" || Within(root, "/dev/shm"):
 		return ""
 	case Within(root, "/proc"), Within(root, "/sys"), Within(root, "/dev"):
-		return "kernel and device trees (/proc, /sys, /dev) cannot be writable roots"
+		return "would open the host's kernel and device trees (/proc, /sys, /dev but /dev/shm) for writing"
 	}
 	return ""
 }
@@ -355,8 +395,6 @@ func existingDir(path string, fs *symlinks) (string, error) {
 		return "", fmt.Errorf("does not exist")
 	case !r.isDir:
 		return "", fmt.Errorf("not a directory")
-	case kernelTree(r.path) != "":
-		return "", fmt.Errorf("%s", kernelTree(r.path))
 	}
 	return r.path, nil
 }
