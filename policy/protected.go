@@ -58,16 +58,17 @@ func (e *UnsafeError) Error() string { return e.Msg }
 // directory is walked.
 func (p *Policy) resolveProtected(asked []Path, host Host, fs *symlinks, exe string) error {
 	seen := map[string]bool{}
-	roots, holders, masked := pathSet{}, pathSet{}, pathSet{}
+	roots, explicit, masked := pathSet{}, pathSet{}, pathSet{}
 	for _, r := range p.Writable {
 		roots.add(r.Path)
-		// A user who names a protected path, or a path inside one, gets
-		// it writable; and a protected path that holds the cwd or another
-		// default root (cwd inside ~/.local/bin) stays writable too, or
-		// its read-only bind would cover the root. Mark each root and its
-		// ancestors.
-		for d := r.Path; !holders[d]; d = filepath.Dir(d) {
-			holders.add(d)
+		if r.Source == SourceFlag || r.Source == SourceEnv || r.Source == SourceSettings {
+			// A user who names a protected path, or a path inside one,
+			// gets it writable: mark the root and its ancestors. A
+			// default root (the cwd, TMPDIR) opens nothing: a protected
+			// path holding one stays protected, and the root with it.
+			for d := r.Path; !explicit[d]; d = filepath.Dir(d) {
+				explicit.add(d)
+			}
 		}
 	}
 	for _, h := range p.Hidden {
@@ -85,7 +86,7 @@ func (p *Policy) resolveProtected(asked []Path, host Host, fs *symlinks, exe str
 	}
 	for _, c := range append(p.protectedCandidates(host), cands...) {
 		path, root, ok := placeCandidate(c.path, roots, fs)
-		if !ok || seen[path] || holders[path] || masked.under(path) {
+		if !ok || seen[path] || explicit[path] || masked.under(path) {
 			continue
 		}
 		seen[path] = true
