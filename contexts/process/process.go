@@ -1,0 +1,229 @@
+// Package process is the process execution context: commands run as host
+// child processes, and with isolation on (the default) every one of them
+// runs under `zsandbox exec` with the context's writable roots, hidden
+// paths and network setting. WriteFile applies the same writable roots
+// in-process and ReadFile and ListFiles refuse hidden paths, both decided
+// by the main module's policy package, so the rules exist once. When
+// zsandbox is missing or untrustworthy every command fails with exit 127
+// and nothing runs unsandboxed; isolation off is an explicit option.
+package process
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/zsandbox/zsandbox/contexts"
+	"github.com/zsandbox/zsandbox/policy"
+)
+
+// Kind is the registry name.
+const Kind = "process"
+
+func init() {
+	contexts.Register(Kind, contexts.Factory{
+		New: func(o contexts.Options) (contexts.Context, error) { return New(o) },
+		Applies: []string{contexts.OptNetwork, contexts.OptWritable, contexts.OptHide,
+			contexts.OptIsolation, contexts.OptZsandbox},
+	})
+}
+
+// Context is the process context.
+type Context struct {
+	opts     contexts.Options
+	isolated bool
+}
+
+// New returns a process context. Isolation is on unless opts.Isolation is
+// "off".
+func New(opts contexts.Options) (*Context, error) {
+	c := &Context{opts: opts, isolated: true}
+	switch opts.Isolation {
+	case "", "on":
+	case "off":
+		c.isolated = false
+	default:
+		return nil, contexts.Errorf(contexts.ErrUsage, "isolation %q: must be on or off", opts.Isolation)
+	}
+	switch opts.Network {
+	case "", contexts.NetworkDeny, contexts.NetworkAllow:
+	default:
+		return nil, contexts.Errorf(contexts.ErrUsage, "network %q: must be allow or deny", opts.Network)
+	}
+	return c, nil
+}
+
+// Kind returns "process".
+func (c *Context) Kind() string { return Kind }
+
+// Capabilities reports what host processes can do; Isolated only with
+// isolation on.
+func (c *Context) Capabilities() contexts.Capabilities {
+	return contexts.Capabilities{Isolated: c.isolated, SeparateStderr: true, Stdin: true,
+		Background: true, Terminal: true, AttachAcross: true}
+}
+
+// Spawn makes a handle rooted at cfg.Cwd (default: the current directory).
+func (c *Context) Spawn(ctx context.Context, cfg contexts.SpawnConfig) (contexts.Handle, error) {
+	cwd := cfg.Cwd
+	if cwd == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return nil, contexts.Errorf(contexts.ErrUnavailable, "working directory: %v", err)
+		}
+		cwd = wd
+	}
+	id, err := newID()
+	if err != nil {
+		return nil, err
+	}
+	return c.Attach(ctx, contexts.State{Kind: Kind, ID: id, Cwd: cwd, Env: cfg.Env, PassEnv: cfg.PassEnv})
+}
+
+// Attach reopens a handle from st. Nothing on the host belongs to a
+// process handle but its background processes, which end with the program
+// that started them.
+func (c *Context) Attach(_ context.Context, st contexts.State) (contexts.Handle, error) {
+	if st.Kind != Kind {
+		return nil, contexts.Errorf(contexts.ErrUsage, "handle of kind %q given to the process context", st.Kind)
+	}
+	cwd, err := filepath.Abs(st.Cwd)
+	if err != nil {
+		return nil, contexts.Errorf(contexts.ErrUsage, "cwd %q: %v", st.Cwd, err)
+	}
+	if fi, err := os.Stat(cwd); err != nil || !fi.IsDir() {
+		return nil, contexts.Errorf(contexts.ErrUsage, "cwd %q is not a directory", st.Cwd)
+	}
+	st.Cwd = cwd
+	return &Handle{ctx: c, st: st, procs: map[string]*proc{}}, nil
+}
+
+// Handle is one process-context handle.
+type Handle struct {
+	ctx *Context
+	st  contexts.State
+
+	mu        sync.Mutex
+	destroyed bool
+	procs     map[string]*proc
+	nextProc  int
+}
+
+// ID returns the handle's id.
+func (h *Handle) ID() string { return h.st.ID }
+
+// State returns what Attach needs.
+func (h *Handle) State() contexts.State { return h.st }
+
+// spec is one command's resolved policy inputs.
+type spec struct {
+	cwd      string
+	network  contexts.Network
+	writable []string
+	hide     []string
+	env      []string
+	passEnv  []string
+}
+
+// spec merges the handle's settings with cmd's.
+func (h *Handle) spec(cwd string, env, passEnv []string) spec {
+	n := h.ctx.opts.Network
+	if n == "" {
+		n = contexts.NetworkDeny
+	}
+	return spec{
+		cwd:      h.abs(cwd),
+		network:  n,
+		writable: h.ctx.opts.Writable,
+		hide:     h.ctx.opts.Hide,
+		env:      append(append([]string(nil), h.st.Env...), env...),
+		passEnv:  append(append([]string(nil), h.st.PassEnv...), passEnv...),
+	}
+}
+
+// abs resolves p against the handle's cwd.
+func (h *Handle) abs(p string) string {
+	if p == "" {
+		return h.st.Cwd
+	}
+	if filepath.IsAbs(p) {
+		return filepath.Clean(p)
+	}
+	return filepath.Join(h.st.Cwd, p)
+}
+
+// resolve computes the policy zsandbox would enforce for sp, fresh for
+// every call (a command may have made a repository since the last one).
+func (h *Handle) resolve(sp spec) (*policy.Policy, error) {
+	home, _ := os.UserHomeDir()
+	req := policy.Request{Cwd: sp.cwd, Hide: sp.hide, Network: string(sp.network),
+		SetEnv: sp.env, PassEnv: sp.passEnv}
+	for _, w := range sp.writable {
+		req.Writable = append(req.Writable, policy.Path{Path: w, Source: policy.SourceFlag})
+	}
+	p, err := policy.Resolve(req, policy.Host{Cwd: sp.cwd, Home: home, Env: os.Environ()})
+	if err != nil {
+		var ue *policy.UsageError
+		if errors.As(err, &ue) {
+			return nil, contexts.Errorf(contexts.ErrUsage, "%v", err)
+		}
+		return nil, contexts.Errorf(contexts.ErrUnavailable, "%v", err)
+	}
+	return p, nil
+}
+
+func (h *Handle) checkAlive() error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.destroyed {
+		return contexts.Errorf(contexts.ErrDestroyed, "process handle %s was destroyed", h.st.ID)
+	}
+	return nil
+}
+
+// Destroy kills every background process and terminal; a second call is a
+// no-op.
+func (h *Handle) Destroy(context.Context) error {
+	h.mu.Lock()
+	if h.destroyed {
+		h.mu.Unlock()
+		return nil
+	}
+	h.destroyed = true
+	procs := make([]*proc, 0, len(h.procs))
+	for _, p := range h.procs {
+		procs = append(procs, p)
+	}
+	h.mu.Unlock()
+	for _, p := range procs {
+		p.kill()
+		<-p.done
+	}
+	return nil
+}
+
+func newID() (string, error) {
+	var b [6]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", contexts.Errorf(contexts.ErrUnavailable, "random id: %v", err)
+	}
+	return "p-" + hex.EncodeToString(b[:]), nil
+}
+
+// shellArgs is the argv of cmd: Args as given, or sh -c Shell.
+func shellArgs(cmd contexts.Cmd) ([]string, error) {
+	switch {
+	case len(cmd.Args) > 0 && cmd.Shell != "":
+		return nil, contexts.Errorf(contexts.ErrUsage, "command has both Args and Shell")
+	case len(cmd.Args) > 0:
+		return cmd.Args, nil
+	case strings.TrimSpace(cmd.Shell) != "":
+		return []string{"/bin/sh", "-c", cmd.Shell}, nil
+	}
+	return nil, contexts.Errorf(contexts.ErrUsage, "empty command")
+}

@@ -1,0 +1,40 @@
+package process
+
+import (
+	"fmt"
+	"os"
+	"testing"
+
+	"github.com/zsandbox/zsandbox/contexts"
+	"github.com/zsandbox/zsandbox/contexts/conformance"
+	"github.com/zsandbox/zsandbox/contexts/internal/zsbin"
+)
+
+// zsandboxBin is the real zsandbox every isolated test runs.
+var zsandboxBin string
+
+func TestMain(m *testing.M) {
+	bin, cleanup, err := zsbin.Build()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	zsandboxBin = bin
+	code := m.Run()
+	cleanup()
+	os.Exit(code)
+}
+
+func TestConformance(t *testing.T) {
+	for _, iso := range []string{"on", "off"} {
+		t.Run("isolation="+iso, func(t *testing.T) {
+			conformance.Run(t, func(t *testing.T) conformance.Target {
+				c, err := New(contexts.Options{Isolation: iso, Zsandbox: zsandboxBin})
+				if err != nil {
+					t.Fatal(err)
+				}
+				return conformance.Target{Context: c, Spawn: contexts.SpawnConfig{Cwd: t.TempDir()}}
+			})
+		})
+	}
+}
