@@ -59,6 +59,7 @@ func Run(t *testing.T, factory func(t *testing.T) Target) {
 		{"Background", background},
 		{"EnvPassEnvCwd", envPassEnvCwd},
 		{"FilesAwkwardNames", filesAwkward},
+		{"Terminal", terminal},
 		{"DestroyTwice", destroyTwice},
 	}
 	for _, tc := range tests {
@@ -346,4 +347,43 @@ func HostProcesses(marker string) []string {
 		}
 	}
 	return out
+}
+
+// terminal types into an interactive shell and reads its answer; a context
+// without terminals must say so with ErrUnsupported.
+func terminal(t *testing.T, tg Target) {
+	h := spawn(t, tg, nil)
+	ctx := ctxT(t)
+	term, err := h.OpenTerminal(ctx, contexts.TerminalConfig{Cols: 100, Rows: 30, Args: []string{"sh"}})
+	if !tg.Context.Capabilities().Terminal {
+		if !errors.Is(err, contexts.ErrUnsupported) {
+			t.Errorf("OpenTerminal without the capability = %v, want ErrUnsupported", err)
+		}
+		return
+	}
+	if err != nil {
+		t.Fatalf("OpenTerminal: %v", err)
+	}
+	if err := term.Resize(120, 40); err != nil {
+		t.Errorf("Resize: %v", err)
+	}
+	if _, err := io.WriteString(term, "stty size; echo $((6*7))x\n"); err != nil {
+		t.Fatalf("write: %v", err)
+	}
+	waitFor(t, term, "42x")
+	if err := term.Detach(); tg.Context.Capabilities().Detach == errors.Is(err, contexts.ErrUnsupported) {
+		t.Errorf("Detach = %v, but Capabilities().Detach = %v", err, tg.Context.Capabilities().Detach)
+	}
+	io.WriteString(term, "exit 3\n")
+	if code, err := term.Wait(ctx); err != nil || code != 3 {
+		t.Errorf("terminal Wait = %d, %v; want 3", code, err)
+	}
+	// A second shell that is killed.
+	term, err = h.OpenTerminal(ctx, contexts.TerminalConfig{Args: []string{"sh"}})
+	if err != nil {
+		t.Fatalf("OpenTerminal: %v", err)
+	}
+	if err := term.Kill(); err != nil {
+		t.Errorf("Kill: %v", err)
+	}
 }
