@@ -65,12 +65,16 @@ func Run(t *testing.T, factory func(t *testing.T) Target) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			tg := factory(t)
-			tc.fn(t, tg)
 			if tg.Leftovers != nil {
-				if left := tg.Leftovers(t); len(left) > 0 {
-					t.Errorf("left behind after Destroy: %q", left)
-				}
+				// Registered first, so it runs last: after every
+				// handle's Destroy.
+				t.Cleanup(func() {
+					if left := tg.Leftovers(t); len(left) > 0 {
+						t.Errorf("left behind after Destroy: %q", left)
+					}
+				})
 			}
+			tc.fn(t, tg)
 		})
 	}
 }

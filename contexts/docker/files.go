@@ -1,0 +1,124 @@
+package docker
+
+import (
+	"archive/tar"
+	"bytes"
+	"context"
+	"io"
+	"io/fs"
+	"path"
+	"sort"
+	"strconv"
+	"strings"
+
+	cerrdefs "github.com/containerd/errdefs"
+	"github.com/moby/moby/client"
+
+	"github.com/zsandbox/zsandbox/contexts"
+)
+
+// ReadFile reads a file through the archive API (a tar of one entry).
+func (h *Handle) ReadFile(ctx context.Context, p string) ([]byte, error) {
+	if err := h.checkAlive(); err != nil {
+		return nil, err
+	}
+	res, err := h.c.cli.CopyFromContainer(ctx, h.container, client.CopyFromContainerOptions{SourcePath: h.abs(p)})
+	if err != nil {
+		return nil, h.fileErr("read", p, err)
+	}
+	defer res.Content.Close()
+	tr := tar.NewReader(res.Content)
+	hdr, err := tr.Next()
+	if err != nil {
+		return nil, contexts.Errorf(contexts.ErrUnavailable, "read %q: %v", p, err)
+	}
+	if hdr.Typeflag != tar.TypeReg {
+		return nil, contexts.Errorf(contexts.ErrUsage, "read %q: not a regular file", p)
+	}
+	return io.ReadAll(tr)
+}
+
+// WriteFile makes the parent directories as the run user (an exec with an
+// argv, never a shell string), then puts a one-entry tar into the parent
+// whose header carries the run user's ids: the archive API would
+// otherwise leave the file owned by root, which the user cannot edit.
+func (h *Handle) WriteFile(ctx context.Context, p string, data []byte, perm fs.FileMode) error {
+	if err := h.checkAlive(); err != nil {
+		return err
+	}
+	abs := h.abs(p)
+	dir, name := path.Split(abs)
+	r, err := h.Exec(ctx, contexts.Cmd{Args: []string{"mkdir", "-p", "--", dir}})
+	if err != nil {
+		return err
+	}
+	if r.ExitCode != 0 {
+		return contexts.Errorf(contexts.ErrDenied, "write %q: mkdir: %s", p, strings.TrimSpace(string(r.Stderr)))
+	}
+	uid, gid := numericUser(h.user)
+	var buf bytes.Buffer
+	tw := tar.NewWriter(&buf)
+	tw.WriteHeader(&tar.Header{Typeflag: tar.TypeReg, Name: name, Mode: int64(perm.Perm()), Size: int64(len(data)), Uid: uid, Gid: gid})
+	tw.Write(data)
+	tw.Close()
+	_, err = h.c.cli.CopyToContainer(ctx, h.container, client.CopyToContainerOptions{DestinationPath: dir, Content: &buf})
+	return h.fileErr("write", p, err)
+}
+
+// numericUser parses "uid[:gid]"; names (resolved by the image) give 0.
+func numericUser(u string) (uid, gid int) {
+	us, gs, _ := strings.Cut(u, ":")
+	uid, _ = strconv.Atoi(us)
+	gid, err := strconv.Atoi(gs)
+	if err != nil {
+		gid = uid
+	}
+	return uid, gid
+}
+
+// listScript prints "type NUL size NUL name NUL" per entry of $1 (busybox,
+// dash and bash alike; the directory is an argument, never shell text).
+const listScript = `cd -- "$1" || exit 2
+for f in * .[!.]* ..?*; do
+  [ -e "$f" ] || [ -L "$f" ] || continue
+  if [ -d "$f" ]; then t=d; s=0; else t=f; s=$(wc -c < "$f" 2>/dev/null || echo 0); fi
+  printf '%s\0%s\0%s\0' "$t" "$s" "$f"
+done`
+
+// ListFiles lists a directory with an exec (the API has no listing).
+func (h *Handle) ListFiles(ctx context.Context, dir string) ([]contexts.FileInfo, error) {
+	r, err := h.Exec(ctx, contexts.Cmd{Args: []string{"/bin/sh", "-c", listScript, "zctx-ls", h.abs(dir)}})
+	if err != nil {
+		return nil, err
+	}
+	if r.ExitCode == 2 {
+		return nil, contexts.Errorf(contexts.ErrNotFound, "list %q: %s", dir, strings.TrimSpace(string(r.Stderr)))
+	}
+	if r.ExitCode != 0 {
+		return nil, contexts.Errorf(contexts.ErrUnavailable, "list %q: exit %d: %s", dir, r.ExitCode, r.Stderr)
+	}
+	fields := strings.Split(string(r.Stdout), "\x00")
+	var out []contexts.FileInfo
+	for i := 0; i+2 < len(fields); i += 3 {
+		size, _ := strconv.ParseInt(strings.TrimSpace(fields[i+1]), 10, 64)
+		fi := contexts.FileInfo{Name: fields[i+2], Size: size, IsDir: fields[i] == "d"}
+		if fi.IsDir {
+			fi.Mode = fs.ModeDir
+		}
+		out = append(out, fi)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out, nil
+}
+
+func (h *Handle) fileErr(op, p string, err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case cerrdefs.IsNotFound(err):
+		return contexts.Errorf(contexts.ErrNotFound, "%s %q: %v", op, p, err)
+	}
+	return h.c.apiErr(op+" "+strconvQuote(p), err)
+}
+
+func strconvQuote(s string) string { return strconv.Quote(s) }
