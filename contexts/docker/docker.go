@@ -114,6 +114,10 @@ func (c *Context) Spawn(ctx context.Context, cfg contexts.SpawnConfig) (contexts
 		h.Destroy(context.WithoutCancel(ctx))
 		return nil, c.apiErr("start container", err)
 	}
+	if err := h.ownCwd(ctx); err != nil {
+		h.Destroy(context.WithoutCancel(ctx))
+		return nil, err
+	}
 	return h, nil
 }
 

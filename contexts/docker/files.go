@@ -122,3 +122,26 @@ func (h *Handle) fileErr(op, p string, err error) error {
 }
 
 func strconvQuote(s string) string { return strconv.Quote(s) }
+
+// ownCwd gives a working directory that Docker made (root-owned) to the
+// run user, so that commands can write where they start. The daemon
+// extracts archives with full privileges, so a directory entry with the
+// user's ids re-owns it; a directory the user can already write (/tmp, a
+// bind mount) is left alone.
+func (h *Handle) ownCwd(ctx context.Context) error {
+	if h.user == "" {
+		return nil
+	}
+	r, err := h.Exec(ctx, contexts.Cmd{Args: []string{"test", "-w", h.st.Cwd}})
+	if err != nil || r.ExitCode == 0 {
+		return err
+	}
+	uid, gid := numericUser(h.user)
+	dir, name := path.Split(path.Clean(h.st.Cwd))
+	var buf bytes.Buffer
+	tw := tar.NewWriter(&buf)
+	tw.WriteHeader(&tar.Header{Typeflag: tar.TypeDir, Name: name + "/", Mode: 0o755, Uid: uid, Gid: gid})
+	tw.Close()
+	_, err = h.c.cli.CopyToContainer(ctx, h.container, client.CopyToContainerOptions{DestinationPath: dir, Content: &buf})
+	return h.fileErr("own the working directory", h.st.Cwd, err)
+}

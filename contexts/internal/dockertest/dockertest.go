@@ -16,6 +16,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -114,13 +115,17 @@ func (d *Daemon) wait() error {
 	return fmt.Errorf("dockerd did not answer on %s: %v\n%s", d.Host, err, tail(b))
 }
 
-// Kill kills the daemon abruptly (SIGKILL), as a crash would.
+// Kill kills the daemon and its containerd abruptly (SIGKILL), as a
+// crash would; the containers' shims live on, as they do after a crash.
 func (d *Daemon) Kill() {
 	if d.cmd != nil && d.cmd.Process != nil {
-		d.cmd.Process.Kill()
+		syscall.Kill(-d.cmd.Process.Pid, syscall.SIGKILL)
 		d.cmd.Wait()
 		d.cmd = nil
 	}
+	// The dead containerd may linger as a zombie of a PID 1 that does not
+	// reap, and dockerd would take its pid file for a live one.
+	os.Remove(filepath.Join(d.run, "exec", "containerd", "containerd.pid"))
 }
 
 // Restart starts the daemon again on the same data after Kill.
@@ -139,6 +144,9 @@ func (d *Daemon) Stop() {
 			<-done
 		}
 	}
+	// Shims (and their containers) of a daemon that crashed: every
+	// process that names this daemon's directories.
+	killNaming(d.run)
 	// Overlay mounts left by a crash would keep the data root busy.
 	exec.Command("sh", "-c", `grep -o " $1[^ ]*" /proc/mounts | sort -r | xargs -r -n1 umount -l`, "sh", d.data).Run()
 	exec.Command("sh", "-c", `grep -o " $1[^ ]*" /proc/mounts | sort -r | xargs -r -n1 umount -l`, "sh", d.run).Run()
@@ -217,4 +225,17 @@ func tail(b []byte) string {
 		b = b[len(b)-2000:]
 	}
 	return string(b)
+}
+
+// killNaming kills every process whose command line contains s.
+func killNaming(s string) {
+	dirs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+	for _, c := range dirs {
+		b, err := os.ReadFile(c)
+		if err == nil && bytes.Contains(b, []byte(s)) {
+			if pid, err := strconv.Atoi(filepath.Base(filepath.Dir(c))); err == nil && pid != os.Getpid() {
+				syscall.Kill(pid, syscall.SIGKILL)
+			}
+		}
+	}
 }
