@@ -19,22 +19,8 @@ import (
 
 	"github.com/zsandbox/zsandbox/contexts"
 	"github.com/zsandbox/zsandbox/contexts/internal/outbuf"
+	"github.com/zsandbox/zsandbox/contexts/internal/shell"
 )
-
-// execMark is the variable every exec carries, with a fresh value: the
-// Engine API has no way to kill an exec, so a second exec finds the
-// processes by it (the environment survives execve and is inherited) and
-// kills their process groups (runc makes every exec a session leader).
-const execMark = "ZCTX_EXEC"
-
-// killScript signals every process carrying ZCTX_EXEC=$2 and its group;
-// the mark comes as an argument, never as shell text.
-const killScript = `for e in /proc/[0-9]*/environ; do
-  if tr '\0' '\n' < "$e" 2>/dev/null | grep -qxF "` + execMark + `=$2"; then
-    p=${e#/proc/}; p=${p%/environ}
-    kill -s "$1" -- "-$p" "$p" 2>/dev/null
-  fi
-done; exit 0`
 
 // withPassed adds the host's values of the pass-env names to env.
 func withPassed(env, pass []string) []string {
@@ -89,10 +75,8 @@ func (h *Handle) start(ctx context.Context, cmd contexts.Cmd, tty bool, size [2]
 	if err != nil {
 		return nil, nil, err
 	}
-	env := append(withPassed(cmd.Env, cmd.PassEnv), execMark+"="+mark)
-	// Through sh, so that a missing command is 127 with sh's message, as
-	// in the other contexts (runc alone reports 126 and nothing else).
-	wrapped := append([]string{"/bin/sh", "-c", `exec "$@"`, "zctx"}, args...)
+	env := append(withPassed(cmd.Env, cmd.PassEnv), shell.Mark+"="+mark)
+	wrapped := shell.Exec(args)
 	opts := client.ExecCreateOptions{Cmd: wrapped, Env: env, WorkingDir: h.abs(cmd.Cwd), User: h.user,
 		AttachStdout: true, AttachStderr: true, AttachStdin: true, TTY: tty}
 	if tty {
@@ -195,7 +179,7 @@ func (h *Handle) exitCode(ctx context.Context, id string) (int, error) {
 // container can signal only its own processes).
 func (h *Handle) signal(ctx context.Context, mark string, sig syscall.Signal) error {
 	ex, err := h.c.cli.ExecCreate(ctx, h.container, client.ExecCreateOptions{
-		Cmd: []string{"/bin/sh", "-c", killScript, "zctx-kill", strconv.Itoa(int(sig)), mark}, User: h.user})
+		Cmd: shell.KillArgs(int(sig), mark), User: h.user})
 	if err != nil {
 		return h.c.apiErr("signal", err)
 	}

@@ -7,7 +7,6 @@ import (
 	"io"
 	"io/fs"
 	"path"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -15,6 +14,7 @@ import (
 	"github.com/moby/moby/client"
 
 	"github.com/zsandbox/zsandbox/contexts"
+	"github.com/zsandbox/zsandbox/contexts/internal/shell"
 )
 
 // ReadFile reads a file through the archive API (a tar of one entry).
@@ -76,39 +76,13 @@ func numericUser(u string) (uid, gid int) {
 	return uid, gid
 }
 
-// listScript prints "type NUL size NUL name NUL" per entry of $1 (busybox,
-// dash and bash alike; the directory is an argument, never shell text).
-const listScript = `cd -- "$1" || exit 2
-for f in * .[!.]* ..?*; do
-  [ -e "$f" ] || [ -L "$f" ] || continue
-  if [ -d "$f" ]; then t=d; s=0; else t=f; s=$(wc -c < "$f" 2>/dev/null || echo 0); fi
-  printf '%s\0%s\0%s\0' "$t" "$s" "$f"
-done`
-
 // ListFiles lists a directory with an exec (the API has no listing).
 func (h *Handle) ListFiles(ctx context.Context, dir string) ([]contexts.FileInfo, error) {
-	r, err := h.Exec(ctx, contexts.Cmd{Args: []string{"/bin/sh", "-c", listScript, "zctx-ls", h.abs(dir)}})
+	r, err := h.Exec(ctx, contexts.Cmd{Args: shell.ListArgs(h.abs(dir))})
 	if err != nil {
 		return nil, err
 	}
-	if r.ExitCode == 2 {
-		return nil, contexts.Errorf(contexts.ErrNotFound, "list %q: %s", dir, strings.TrimSpace(string(r.Stderr)))
-	}
-	if r.ExitCode != 0 {
-		return nil, contexts.Errorf(contexts.ErrUnavailable, "list %q: exit %d: %s", dir, r.ExitCode, r.Stderr)
-	}
-	fields := strings.Split(string(r.Stdout), "\x00")
-	var out []contexts.FileInfo
-	for i := 0; i+2 < len(fields); i += 3 {
-		size, _ := strconv.ParseInt(strings.TrimSpace(fields[i+1]), 10, 64)
-		fi := contexts.FileInfo{Name: fields[i+2], Size: size, IsDir: fields[i] == "d"}
-		if fi.IsDir {
-			fi.Mode = fs.ModeDir
-		}
-		out = append(out, fi)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
-	return out, nil
+	return shell.ListResult(dir, r)
 }
 
 func (h *Handle) fileErr(op, p string, err error) error {
