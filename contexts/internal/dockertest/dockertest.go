@@ -1,3 +1,5 @@
+//go:build linux
+
 // Package dockertest starts a private dockerd for tests: its own socket,
 // data root and exec root under fresh directories, no bridge and no
 // iptables rules, so it touches neither the machine's docker nor its
