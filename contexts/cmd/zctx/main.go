@@ -14,6 +14,9 @@ import (
 	"syscall"
 
 	"github.com/zsandbox/zsandbox/contexts"
+	_ "github.com/zsandbox/zsandbox/contexts/apple"
+	_ "github.com/zsandbox/zsandbox/contexts/docker"
+	_ "github.com/zsandbox/zsandbox/contexts/local"
 	_ "github.com/zsandbox/zsandbox/contexts/process"
 )
 
