@@ -391,3 +391,18 @@ func terminal(t *testing.T, tg Target) {
 		t.Errorf("Kill: %v", err)
 	}
 }
+
+// HostProcessesIn lists host processes whose working directory lies in
+// dir (Linux): what is left of commands a process context ran there.
+func HostProcessesIn(dir string) []string {
+	links, _ := filepath.Glob("/proc/[0-9]*/cwd")
+	var out []string
+	for _, l := range links {
+		cwd, err := os.Readlink(l)
+		if err == nil && (cwd == dir || strings.HasPrefix(cwd, dir+"/")) {
+			cmd, _ := os.ReadFile(filepath.Join(filepath.Dir(l), "cmdline"))
+			out = append(out, filepath.Dir(l)+": "+strings.ReplaceAll(string(cmd), "\x00", " "))
+		}
+	}
+	return out
+}

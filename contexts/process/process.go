@@ -112,6 +112,7 @@ type Handle struct {
 	destroyed bool
 	procs     map[string]*proc
 	nextProc  int
+	terms     []*terminal
 }
 
 // ID returns the handle's id.
@@ -199,10 +200,14 @@ func (h *Handle) Destroy(context.Context) error {
 	for _, p := range h.procs {
 		procs = append(procs, p)
 	}
+	terms := h.terms
 	h.mu.Unlock()
 	for _, p := range procs {
 		p.kill()
 		<-p.done
+	}
+	for _, t := range terms {
+		t.Kill()
 	}
 	return nil
 }

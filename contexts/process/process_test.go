@@ -33,7 +33,9 @@ func TestConformance(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				return conformance.Target{Context: c, Spawn: contexts.SpawnConfig{Cwd: t.TempDir()}}
+				dir := t.TempDir()
+				return conformance.Target{Context: c, Spawn: contexts.SpawnConfig{Cwd: dir},
+					Leftovers: func(*testing.T) []string { return conformance.HostProcessesIn(dir) }}
 			})
 		})
 	}

@@ -194,7 +194,14 @@ func (p *proc) wait(timeout time.Duration) {
 func (p *proc) ID() string        { return p.id }
 func (p *proc) Stdout() io.Reader { return p.stdout.Reader() }
 func (p *proc) Stderr() io.Reader { return p.stderr.Reader() }
-func (p *proc) kill()             { killGroup(p.cmd) }
+// kill takes the tree down unless it has ended (its pid may be reused).
+func (p *proc) kill() {
+	select {
+	case <-p.done:
+	default:
+		killGroup(p.cmd)
+	}
+}
 
 // Signal sends sig to the process. SIGKILL takes the whole tree down; the
 // signals zsandbox forwards (INT, TERM, HUP, QUIT) reach the command's
@@ -207,7 +214,7 @@ func (p *proc) Signal(_ context.Context, sig syscall.Signal) error {
 	}
 	switch sig {
 	case syscall.SIGKILL:
-		killGroup(p.cmd)
+		p.kill()
 		return nil
 	case syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT:
 		return p.cmd.Process.Signal(sig)

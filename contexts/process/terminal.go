@@ -32,6 +32,9 @@ func (h *Handle) OpenTerminal(_ context.Context, cfg contexts.TerminalConfig) (c
 	}
 	t := &terminal{f: f, cmd: c, done: make(chan struct{})}
 	go t.wait()
+	h.mu.Lock()
+	h.terms = append(h.terms, t)
+	h.mu.Unlock()
 	return t, nil
 }
 
@@ -64,8 +67,12 @@ func (t *terminal) Resize(cols, rows uint16) error {
 
 // Kill ends the shell and everything in its session.
 func (t *terminal) Kill() error {
-	killGroup(t.cmd)
-	<-t.done
+	select {
+	case <-t.done: // ended: its pid may be reused
+	default:
+		killGroup(t.cmd)
+		<-t.done
+	}
 	t.once.Do(func() { t.f.Close() })
 	return nil
 }
