@@ -190,7 +190,7 @@ func TestNoZsandboxNothingRuns(t *testing.T) {
 	// behind its back either.
 	fake := filepath.Join(f.work, "zsandbox")
 	os.WriteFile(fake, []byte("#!/bin/sh\ntouch \"$HOME/fake-ran\"\nexec \"$@\"\n"), 0o755)
-	t.Setenv("PATH", f.work+":"+os.Getenv("PATH"))
+	t.Setenv("PATH", f.work+":/usr/bin:/bin")
 	cases := map[string]contexts.Options{
 		"missing":        {Zsandbox: filepath.Join(f.outside, "no-zsandbox")},
 		"planted":        {Zsandbox: fake},

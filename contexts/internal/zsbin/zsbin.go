@@ -1,5 +1,5 @@
 // Package zsbin gives tests the real zsandbox binary: $ZSANDBOX_BIN when
-// set (CI passes the bin/zsandbox it built), else one built from the main
+// set (CI passes the bin/zsandbox it built; it is copied), else one built from the main
 // module. The build goes under the user's cache directory, never /tmp: a
 // binary inside a writable root is exactly what the process context
 // refuses to run.
@@ -12,11 +12,9 @@ import (
 	"path/filepath"
 )
 
-// Build returns the binary's path and a cleanup function.
+// Build returns the binary's path and a cleanup function. $ZSANDBOX_BIN
+// is copied too: a CI checkout under /tmp would put it in a writable root.
 func Build() (string, func(), error) {
-	if bin := os.Getenv("ZSANDBOX_BIN"); bin != "" {
-		return bin, func() {}, nil
-	}
 	cache, err := os.UserCacheDir()
 	if err != nil {
 		return "", nil, err
@@ -30,6 +28,17 @@ func Build() (string, func(), error) {
 	}
 	cleanup := func() { os.RemoveAll(dir) }
 	bin := filepath.Join(dir, "zsandbox")
+	if given := os.Getenv("ZSANDBOX_BIN"); given != "" {
+		data, err := os.ReadFile(given)
+		if err == nil {
+			err = os.WriteFile(bin, data, 0o755)
+		}
+		if err != nil {
+			cleanup()
+			return "", nil, fmt.Errorf("ZSANDBOX_BIN: %v", err)
+		}
+		return bin, cleanup, nil
+	}
 	main, err := filepath.Abs(filepath.Join(moduleRoot(), ".."))
 	if err != nil {
 		cleanup()
