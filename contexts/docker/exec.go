@@ -167,10 +167,10 @@ func (h *Handle) exitCode(ctx context.Context, id string) (int, error) {
 		if err != nil {
 			return contexts.ExitCannotRun, h.c.apiErr("exec inspect", err)
 		}
-		if !ins.Running || i == 200 {
+		if !ins.Running || i == 1000 {
 			return ins.ExitCode, nil
 		}
-		time.Sleep(5 * time.Millisecond)
+		time.Sleep(time.Millisecond)
 	}
 }
 
