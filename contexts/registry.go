@@ -21,6 +21,16 @@ type Mount struct {
 	ReadOnly bool   `json:"readOnly,omitempty"`
 }
 
+// Port publishes a container port on the host. HostIP defaults to
+// 127.0.0.1 (never every interface unless asked), HostPort 0 picks a free
+// one, Proto defaults to tcp. Ports need the network allowed.
+type Port struct {
+	HostIP        string `json:"hostIP,omitempty"`
+	HostPort      uint16 `json:"hostPort,omitempty"`
+	ContainerPort uint16 `json:"containerPort"`
+	Proto         string `json:"proto,omitempty"`
+}
+
 // Limits caps a container's resources; zero means no limit.
 type Limits struct {
 	MemoryMiB int64   `json:"memoryMiB,omitempty"`
@@ -40,6 +50,7 @@ type Options struct {
 	Zsandbox  string // process: path of the zsandbox binary
 	Image     string // docker, apple, local
 	Mounts    []Mount
+	Ports     []Port // docker, apple, local
 	User      string // docker, apple: run user, uid:gid
 	Limits    Limits
 	Host      string // docker: daemon address (default DOCKER_HOST, then the local socket)
@@ -56,6 +67,7 @@ const (
 	OptZsandbox  = "zsandbox"
 	OptImage     = "image"
 	OptMount     = "mount"
+	OptPort      = "publish"
 	OptUser      = "user"
 	OptLimits    = "limits"
 	OptHost      = "host"

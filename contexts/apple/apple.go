@@ -39,7 +39,7 @@ const (
 func init() {
 	contexts.Register(Kind, contexts.Factory{
 		New: func(o contexts.Options) (contexts.Context, error) { return New(o) },
-		Applies: []string{contexts.OptNetwork, contexts.OptImage, contexts.OptMount, contexts.OptUser,
+		Applies: []string{contexts.OptNetwork, contexts.OptImage, contexts.OptMount, contexts.OptPort, contexts.OptUser,
 			contexts.OptLimits},
 	})
 }
@@ -145,6 +145,9 @@ func (c *Context) Spawn(ctx context.Context, cfg contexts.SpawnConfig) (contexts
 	cwd := cfg.Cwd
 	if cwd == "" {
 		cwd = DefaultCwd
+	}
+	if len(c.opts.Ports) > 0 && c.opts.Network != contexts.NetworkAllow {
+		return nil, contexts.Errorf(contexts.ErrUsage, "published ports need the network: add --network allow")
 	}
 	name := "zctx-" + id
 	user := runUser(c.opts, os.Getuid(), os.Getgid())

@@ -30,6 +30,16 @@ func runArgs(name, id string, o contexts.Options, cwd string, env []string, user
 	if o.Limits.MemoryMiB > 0 {
 		a = append(a, "--memory", fmt.Sprintf("%dM", o.Limits.MemoryMiB))
 	}
+	for _, p := range o.Ports {
+		ip, proto := p.HostIP, p.Proto
+		if ip == "" {
+			ip = "127.0.0.1"
+		}
+		if proto == "" {
+			proto = "tcp"
+		}
+		a = append(a, "--publish", fmt.Sprintf("%s:%d:%d/%s", ip, p.HostPort, p.ContainerPort, proto))
+	}
 	for _, m := range o.Mounts {
 		spec := "type=bind,source=" + m.Source + ",target=" + m.Target
 		if m.ReadOnly {

@@ -36,7 +36,8 @@ func TestArgvGolden(t *testing.T) {
 		Mounts: []contexts.Mount{{Source: "/Users/u/proj", Target: "/workspace"}, {Source: "/Users/u/data", Target: "/data", ReadOnly: true}}}
 	golden(t, "run-defaults", runArgs("zctx-a-1", "a-1", contexts.Options{}, "/workspace", nil, ""))
 	golden(t, "run-full", runArgs("zctx-a-1", "a-1", full, "/workspace", []string{"CI=1", "A=b c"}, runUser(full, 501, 20)))
-	golden(t, "run-network-allow", runArgs("zctx-a-1", "a-1", contexts.Options{Network: contexts.NetworkAllow, User: "1000:1000"}, "/app", nil, "1000:1000"))
+	golden(t, "run-network-allow", runArgs("zctx-a-1", "a-1", contexts.Options{Network: contexts.NetworkAllow, User: "1000:1000",
+		Ports: []contexts.Port{{ContainerPort: 3000}, {HostIP: "0.0.0.0", HostPort: 8080, ContainerPort: 80, Proto: "udp"}}}, "/app", nil, "1000:1000"))
 	golden(t, "exec", execArgs("zctx-a-1", "/workspace/sub dir", "501:20", []string{"ZCTX_EXEC=m"}, true, false, []string{"sh", "-c", "echo $(x); 'q'"}))
 	golden(t, "exec-tty", execArgs("zctx-a-1", "/workspace", "", nil, true, true, []string{"/bin/sh", "-l"}))
 	golden(t, "rm", rmArgs("zctx-a-1"))

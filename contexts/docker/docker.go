@@ -31,7 +31,7 @@ const DefaultCwd = "/workspace"
 func init() {
 	contexts.Register(Kind, contexts.Factory{
 		New: func(o contexts.Options) (contexts.Context, error) { return New(o) },
-		Applies: []string{contexts.OptNetwork, contexts.OptImage, contexts.OptMount, contexts.OptUser,
+		Applies: []string{contexts.OptNetwork, contexts.OptImage, contexts.OptMount, contexts.OptPort, contexts.OptUser,
 			contexts.OptLimits, contexts.OptHost},
 	})
 }

@@ -4,10 +4,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"net/netip"
 	"os"
+	"strconv"
 
 	"github.com/moby/moby/api/types/container"
 	"github.com/moby/moby/api/types/mount"
+	"github.com/moby/moby/api/types/network"
 
 	"github.com/zsandbox/zsandbox/contexts"
 	"github.com/zsandbox/zsandbox/profiles"
@@ -50,13 +53,13 @@ func createPlan(id string, o contexts.Options, cwd string, env []string, uid, gi
 	if err != nil {
 		return plan{}, fmt.Errorf("seccomp profile: %v", err)
 	}
-	network := container.NetworkMode("none")
+	netMode := container.NetworkMode("none")
 	if o.Network == contexts.NetworkAllow {
-		network = ""
+		netMode = ""
 	}
 	init := true
 	hc := &container.HostConfig{
-		NetworkMode: network,
+		NetworkMode: netMode,
 		CapDrop:     []string{"ALL"},
 		SecurityOpt: []string{"no-new-privileges", "seccomp=" + seccomp},
 		Init:        &init,
@@ -67,6 +70,11 @@ func createPlan(id string, o contexts.Options, cwd string, env []string, uid, gi
 		pids := o.Limits.Pids
 		hc.Resources.PidsLimit = &pids
 	}
+	exposed, bindings, err := ports(o)
+	if err != nil {
+		return plan{}, err
+	}
+	hc.PortBindings = bindings
 	for _, m := range o.Mounts {
 		// Mounts, not Binds: a missing host path is an error, not a
 		// root-owned directory made on the host.
@@ -77,10 +85,42 @@ func createPlan(id string, o contexts.Options, cwd string, env []string, uid, gi
 		Cmd:        []string{"sleep", "infinity"},
 		WorkingDir: cwd,
 		Env:        env,
-		User:       runUser(o, uid, gid),
+		User:         runUser(o, uid, gid),
+		ExposedPorts: exposed,
 		Labels:     map[string]string{Label: "1", LabelID: id},
 	}
 	return plan{Name: "zctx-" + id, Config: cfg, Host: hc}, nil
+}
+
+// ports turns the published ports into the Engine's two maps.
+func ports(o contexts.Options) (network.PortSet, network.PortMap, error) {
+	if len(o.Ports) == 0 {
+		return nil, nil, nil
+	}
+	if o.Network != contexts.NetworkAllow {
+		return nil, nil, contexts.Errorf(contexts.ErrUsage, "published ports need the network: add --network allow")
+	}
+	set, bindings := network.PortSet{}, network.PortMap{}
+	for _, p := range o.Ports {
+		ip, proto := p.HostIP, p.Proto
+		if ip == "" {
+			ip = "127.0.0.1"
+		}
+		if proto == "" {
+			proto = "tcp"
+		}
+		port, err := network.ParsePort(fmt.Sprintf("%d/%s", p.ContainerPort, proto))
+		if err != nil {
+			return nil, nil, contexts.Errorf(contexts.ErrUsage, "port %d/%s: %v", p.ContainerPort, proto, err)
+		}
+		addr, err := netip.ParseAddr(ip)
+		if err != nil {
+			return nil, nil, contexts.Errorf(contexts.ErrUsage, "port host address %q: %v", ip, err)
+		}
+		set[port] = struct{}{}
+		bindings[port] = append(bindings[port], network.PortBinding{HostIP: addr, HostPort: strconv.Itoa(int(p.HostPort))})
+	}
+	return set, bindings, nil
 }
 
 // DefaultImage is the seeds' default image.

@@ -2,6 +2,7 @@ package docker
 
 import (
 	"encoding/json"
+	"errors"
 	"flag"
 	"os"
 	"path/filepath"
@@ -21,7 +22,8 @@ func TestCreatePlanGolden(t *testing.T) {
 		"defaults": {},
 		"workspace-limits": {Image: "python:3.12", Mounts: []contexts.Mount{{Source: "/home/u/proj", Target: "/workspace"}, {Source: "/data", Target: "/data", ReadOnly: true}},
 			Limits: contexts.Limits{MemoryMiB: 512, CPUs: 1.5, Pids: 256}},
-		"network-allow-user": {Network: contexts.NetworkAllow, User: "1000:1000"},
+		"network-allow-user-ports": {Network: contexts.NetworkAllow, User: "1000:1000",
+			Ports: []contexts.Port{{ContainerPort: 3000}, {HostIP: "0.0.0.0", HostPort: 8080, ContainerPort: 80, Proto: "udp"}}},
 	}
 	for name, o := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -58,4 +60,11 @@ func mustSeccomp(t *testing.T) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+func TestPortsNeedNetwork(t *testing.T) {
+	_, err := createPlan("d-1", contexts.Options{Ports: []contexts.Port{{ContainerPort: 80}}}, "/workspace", nil, 0, 0)
+	if !errors.Is(err, contexts.ErrUsage) {
+		t.Errorf("ports with the network off = %v, want a usage error", err)
+	}
 }

@@ -282,3 +282,27 @@ func TestDaemonDiesMidExec(t *testing.T) {
 		t.Errorf("left behind: %q", left)
 	}
 }
+
+// The limits asked for are in force (the container's own cgroup files),
+// and a read-only mount cannot be written.
+func TestLimitsAndReadOnlyMount(t *testing.T) {
+	needDocker(t)
+	ro := t.TempDir()
+	os.WriteFile(filepath.Join(ro, "keep"), []byte("orig"), 0o644)
+	o := testOptions()
+	o.Limits = contexts.Limits{MemoryMiB: 64, Pids: 50, CPUs: 0.5}
+	o.Mounts = []contexts.Mount{{Source: ro, Target: "/ro", ReadOnly: true}}
+	h := spawnT(t, o, contexts.SpawnConfig{})
+	r, err := h.Exec(context.Background(), contexts.Cmd{Shell: `cat /sys/fs/cgroup/pids.max /sys/fs/cgroup/pids/pids.max 2>/dev/null; ` +
+		`cat /sys/fs/cgroup/memory.max /sys/fs/cgroup/memory/memory.limit_in_bytes 2>/dev/null; echo x > /ro/keep; echo rc=$?`})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := string(r.Stdout)
+	if !strings.Contains(out, "50\n") || !strings.Contains(out, fmt.Sprint(64<<20)) || !strings.Contains(out, "rc=1") {
+		t.Errorf("limits or read-only mount not in force: %q %q", out, r.Stderr)
+	}
+	if b, _ := os.ReadFile(filepath.Join(ro, "keep")); string(b) != "orig" {
+		t.Errorf("the read-only mount was written: %q", b)
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"syscall"
 
 	"github.com/zsandbox/zsandbox/contexts"
 )
@@ -122,6 +123,9 @@ func cmdExec(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 func execute(ctx context.Context, h contexts.Handle, cmd contexts.Cmd, stdin io.Reader, stdout, stderr io.Writer) (int, error) {
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdin, stdout, stderr
 	r, err := h.Exec(ctx, cmd)
+	if errors.Is(err, context.Canceled) && ctx.Err() != nil {
+		return contexts.SignalExit(syscall.SIGINT), nil // interrupted: the command was killed
+	}
 	if err != nil {
 		return 0, err
 	}

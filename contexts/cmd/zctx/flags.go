@@ -4,6 +4,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -30,6 +32,7 @@ type flags struct {
 	zsandbox  string
 	image     string
 	mounts    list
+	publish   list
 	user      string
 	memory    int64
 	cpus      float64
@@ -46,7 +49,7 @@ var extraFlags = []string{"pregame", "sandbox", "sandbox-on-destroy"}
 var optionOf = map[string]string{
 	"network": contexts.OptNetwork, "writable": contexts.OptWritable, "hide": contexts.OptHide,
 	"isolation": contexts.OptIsolation, "zsandbox": contexts.OptZsandbox, "image": contexts.OptImage,
-	"mount": contexts.OptMount, "user": contexts.OptUser, "memory": contexts.OptLimits,
+	"mount": contexts.OptMount, "publish": contexts.OptPort, "user": contexts.OptUser, "memory": contexts.OptLimits,
 	"cpus": contexts.OptLimits, "pids": contexts.OptLimits, "docker-host": contexts.OptHost,
 	"pregame": "pregame", "sandbox": "sandbox", "sandbox-on-destroy": "sandbox-on-destroy",
 }
@@ -63,6 +66,7 @@ func newFlagSet(name string, f *flags, spawn, command bool) *flag.FlagSet {
 		fs.StringVar(&f.zsandbox, "zsandbox", "", "process: path of the zsandbox binary")
 		fs.StringVar(&f.image, "image", "", "docker, apple, local: image")
 		fs.Var(&f.mounts, "mount", "docker, apple, local: HOST:CONTAINER[:ro]")
+		fs.Var(&f.publish, "publish", "docker, apple, local: [IP:]HOSTPORT:PORT[/PROTO]")
 		fs.StringVar(&f.user, "user", "", "docker, apple: run user uid:gid")
 		fs.Int64Var(&f.memory, "memory", 0, "docker, apple: memory limit in MiB")
 		fs.Float64Var(&f.cpus, "cpus", 0, "docker, apple: CPU limit")
@@ -123,7 +127,19 @@ func (f *flags) options(fs *flag.FlagSet, applies []string, warn io.Writer) (con
 		if err != nil {
 			return o, err
 		}
+		// --mount .:/workspace means this directory; the daemon needs
+		// an absolute path.
+		if mt.Source, err = filepath.Abs(mt.Source); err != nil {
+			return o, usagef("--mount %q: %v", m, err)
+		}
 		o.Mounts = append(o.Mounts, mt)
+	}
+	for _, p := range f.publish {
+		pt, err := parsePort(p)
+		if err != nil {
+			return o, err
+		}
+		o.Ports = append(o.Ports, pt)
 	}
 	for n, v := range f.extra {
 		if *v != "" {
@@ -151,6 +167,30 @@ func parseMount(s string) (contexts.Mount, error) {
 		return m, usagef("--mount %q: the host path must be set and the container path absolute", s)
 	}
 	return m, nil
+}
+
+// parsePort reads [IP:]HOSTPORT:PORT[/PROTO].
+func parsePort(s string) (contexts.Port, error) {
+	bad := usagef("--publish %q: want [IP:]HOSTPORT:PORT[/tcp|udp]", s)
+	spec, proto, _ := strings.Cut(s, "/")
+	if proto != "" && proto != "tcp" && proto != "udp" {
+		return contexts.Port{}, bad
+	}
+	parts := strings.Split(spec, ":")
+	p := contexts.Port{Proto: proto}
+	if len(parts) == 3 {
+		p.HostIP, parts = parts[0], parts[1:]
+	}
+	if len(parts) != 2 {
+		return p, bad
+	}
+	host, err1 := strconv.ParseUint(parts[0], 10, 16)
+	ctr, err2 := strconv.ParseUint(parts[1], 10, 16)
+	if err1 != nil || err2 != nil || ctr == 0 {
+		return p, bad
+	}
+	p.HostPort, p.ContainerPort = uint16(host), uint16(ctr)
+	return p, nil
 }
 
 func contains(l []string, s string) bool {

@@ -29,7 +29,8 @@ const usage = `usage:
   zctx destroy HANDLE
 spawn flags: --context process|docker|apple|local --cwd DIR --env KEY=VALUE --pass-env NAME
   --network allow|deny --writable PATH --hide PATH --isolation on|off --zsandbox PATH (process)
-  --image IMG --mount HOST:CTR[:ro] --user UID:GID --memory MIB --cpus N --pids N --docker-host ADDR`
+  --image IMG --mount HOST:CTR[:ro] --publish [IP:]HOSTPORT:PORT --user UID:GID --memory MIB --cpus N
+  --pids N --docker-host ADDR (docker, apple, local)`
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
