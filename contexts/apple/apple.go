@@ -8,8 +8,6 @@ package apple
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"io"
 	"os"
@@ -17,11 +15,11 @@ import (
 	"path"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 
 	"github.com/zsandbox/zsandbox/contexts"
+	"github.com/zsandbox/zsandbox/contexts/internal/base"
 	"github.com/zsandbox/zsandbox/contexts/internal/shell"
 )
 
@@ -138,7 +136,7 @@ func (c *Context) Probe(ctx context.Context) error {
 
 // Spawn runs the handle's container.
 func (c *Context) Spawn(ctx context.Context, cfg contexts.SpawnConfig) (contexts.Handle, error) {
-	id, err := newID()
+	id, err := contexts.NewID("a")
 	if err != nil {
 		return nil, err
 	}
@@ -151,7 +149,7 @@ func (c *Context) Spawn(ctx context.Context, cfg contexts.SpawnConfig) (contexts
 	}
 	name := "zctx-" + id
 	user := runUser(c.opts, os.Getuid(), os.Getgid())
-	if _, err := c.output(ctx, runArgs(name, id, c.opts, cwd, withPassed(cfg.Env, cfg.PassEnv), user)); err != nil {
+	if _, err := c.output(ctx, runArgs(name, id, c.opts, cwd, contexts.WithPassed(cfg.Env, cfg.PassEnv), user)); err != nil {
 		c.run(context.WithoutCancel(ctx), rmArgs(name), nil, io.Discard, io.Discard)
 		return nil, err
 	}
@@ -210,76 +208,20 @@ func find(listing []byte, name string) (running, present bool, err error) {
 }
 
 func (c *Context) newHandle(st contexts.State) *Handle {
-	return &Handle{c: c, st: st, name: st.Extra["container"], user: st.Extra["user"], procs: map[string]*proc{}}
-}
-
-func withPassed(env, pass []string) []string {
-	out := append([]string(nil), env...)
-	for _, n := range pass {
-		if v, ok := os.LookupEnv(n); ok {
-			out = append(out, n+"="+v)
-		}
-	}
-	return out
-}
-
-func newID() (string, error) {
-	var b [6]byte
-	if _, err := rand.Read(b[:]); err != nil {
-		return "", contexts.Errorf(contexts.ErrUnavailable, "random id: %v", err)
-	}
-	return "a-" + hex.EncodeToString(b[:]), nil
-}
-
-func randomMark() string {
-	var b [8]byte
-	rand.Read(b[:])
-	return hex.EncodeToString(b[:])
+	return &Handle{Base: base.New(st), c: c, name: st.Extra["container"], user: st.Extra["user"]}
 }
 
 // Handle is one container.
 type Handle struct {
+	base.Base
 	c    *Context
-	st   contexts.State
 	name string
 	user string
-
-	mu        sync.Mutex
-	destroyed bool
-	procs     map[string]*proc
-	nextProc  int
-}
-
-// ID returns the handle id.
-func (h *Handle) ID() string { return h.st.ID }
-
-// State returns what Attach needs.
-func (h *Handle) State() contexts.State { return h.st }
-
-func (h *Handle) checkAlive() error {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if h.destroyed {
-		return contexts.Errorf(contexts.ErrDestroyed, "apple handle %s was destroyed", h.st.ID)
-	}
-	return nil
-}
-
-func (h *Handle) abs(p string) string {
-	if p == "" {
-		return h.st.Cwd
-	}
-	if path.IsAbs(p) {
-		return path.Clean(p)
-	}
-	return path.Join(h.st.Cwd, p)
 }
 
 // Destroy removes the container; idempotent.
 func (h *Handle) Destroy(ctx context.Context) error {
-	h.mu.Lock()
-	h.destroyed = true
-	h.mu.Unlock()
+	h.MarkDestroyed()
 	var errb bytes.Buffer
 	code, err := h.c.run(ctx, rmArgs(h.name), nil, io.Discard, &errb)
 	if err != nil {
@@ -300,23 +242,19 @@ func (h *Handle) Destroy(ctx context.Context) error {
 
 // execArgv is the CLI argv for cmd, marked for kills.
 func (h *Handle) execArgv(cmd contexts.Cmd, tty bool) ([]string, []string, string, error) {
-	if err := h.checkAlive(); err != nil {
+	if err := h.Alive(); err != nil {
 		return nil, nil, "", err
 	}
-	var argv []string
-	switch {
-	case len(cmd.Args) > 0 && cmd.Shell != "":
-		return nil, nil, "", contexts.Errorf(contexts.ErrUsage, "command has both Args and Shell")
-	case len(cmd.Args) > 0:
-		argv = cmd.Args
-	case strings.TrimSpace(cmd.Shell) != "":
-		argv = []string{"/bin/sh", "-c", cmd.Shell}
-	default:
-		return nil, nil, "", contexts.Errorf(contexts.ErrUsage, "empty command")
+	argv, err := cmd.Argv()
+	if err != nil {
+		return nil, nil, "", err
 	}
-	mark := randomMark()
-	env := append(withPassed(cmd.Env, cmd.PassEnv), shell.Mark+"="+mark)
-	return execArgs(h.name, h.abs(cmd.Cwd), h.user, env, cmd.Stdin != nil || tty, tty, shell.Exec(argv)), argv, mark, nil
+	mark, err := contexts.NewID("m")
+	if err != nil {
+		return nil, nil, "", err
+	}
+	env := append(contexts.WithPassed(cmd.Env, cmd.PassEnv), shell.Mark+"="+mark)
+	return execArgs(h.name, h.Abs(cmd.Cwd), h.user, env, cmd.Stdin != nil || tty, tty, shell.Exec(argv)), argv, mark, nil
 }
 
 // kill signals the processes of the exec marked mark.

@@ -4,8 +4,6 @@ package apple
 
 import (
 	"context"
-	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -18,17 +16,7 @@ import (
 var daemon *dockertest.Daemon
 
 func TestMain(m *testing.M) {
-	d, _, err := dockertest.Start()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "dockertest:", err)
-		os.Exit(1)
-	}
-	daemon = d
-	code := m.Run()
-	if d != nil {
-		d.Stop()
-	}
-	os.Exit(code)
+	dockertest.Main(m, func(d *dockertest.Daemon, _ string) { daemon = d })
 }
 
 // shimContext is the apple context driving the docker CLI through

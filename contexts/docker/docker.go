@@ -9,17 +9,15 @@ package docker
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"path"
-	"sync"
 	"time"
 
 	cerrdefs "github.com/containerd/errdefs"
 	"github.com/moby/moby/client"
 
 	"github.com/zsandbox/zsandbox/contexts"
+	"github.com/zsandbox/zsandbox/contexts/internal/base"
 )
 
 // Kind is the registry name.
@@ -86,7 +84,7 @@ func (c *Context) Spawn(ctx context.Context, cfg contexts.SpawnConfig) (contexts
 	if err := c.Ping(ctx, 5*time.Second); err != nil {
 		return nil, err
 	}
-	id, err := newID()
+	id, err := contexts.NewID("d")
 	if err != nil {
 		return nil, err
 	}
@@ -97,7 +95,7 @@ func (c *Context) Spawn(ctx context.Context, cfg contexts.SpawnConfig) (contexts
 	if !path.IsAbs(cwd) {
 		return nil, contexts.Errorf(contexts.ErrUsage, "cwd %q: a container path must be absolute", cwd)
 	}
-	p, err := createPlan(id, c.opts, cwd, withPassed(cfg.Env, cfg.PassEnv), getuid(), getgid())
+	p, err := createPlan(id, c.opts, cwd, contexts.WithPassed(cfg.Env, cfg.PassEnv), getuid(), getgid())
 	if err != nil {
 		return nil, err
 	}
@@ -160,7 +158,7 @@ func (c *Context) Attach(ctx context.Context, st contexts.State) (contexts.Handl
 }
 
 func (c *Context) newHandle(st contexts.State, user string) *Handle {
-	return &Handle{c: c, st: st, container: st.Extra["container"], user: user, procs: map[string]*proc{}}
+	return &Handle{Base: base.New(st), c: c, container: st.Extra["container"], user: user}
 }
 
 // apiErr maps an Engine error onto the sentinels.
@@ -177,48 +175,18 @@ func (c *Context) apiErr(what string, err error) error {
 
 // Handle is one container.
 type Handle struct {
+	base.Base
 	c         *Context
-	st        contexts.State
 	container string
 	user      string
-
-	mu        sync.Mutex
-	destroyed bool
-	procs     map[string]*proc
-	nextProc  int
-}
-
-// ID returns the handle id.
-func (h *Handle) ID() string { return h.st.ID }
-
-// State returns what Attach needs.
-func (h *Handle) State() contexts.State { return h.st }
-
-func (h *Handle) checkAlive() error {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if h.destroyed {
-		return contexts.Errorf(contexts.ErrDestroyed, "docker handle %s was destroyed", h.st.ID)
-	}
-	return nil
 }
 
 // Destroy removes the container with everything in it; idempotent.
 func (h *Handle) Destroy(ctx context.Context) error {
-	h.mu.Lock()
-	h.destroyed = true
-	h.mu.Unlock()
+	h.MarkDestroyed()
 	_, err := h.c.cli.ContainerRemove(ctx, h.container, client.ContainerRemoveOptions{Force: true, RemoveVolumes: true})
 	if err != nil && !cerrdefs.IsNotFound(err) {
 		return h.c.apiErr("remove container", err)
 	}
 	return nil
-}
-
-func newID() (string, error) {
-	var b [6]byte
-	if _, err := rand.Read(b[:]); err != nil {
-		return "", contexts.Errorf(contexts.ErrUnavailable, "random id: %v", err)
-	}
-	return "d-" + hex.EncodeToString(b[:]), nil
 }

@@ -4,8 +4,6 @@ package docker
 
 import (
 	"context"
-	"fmt"
-	"os"
 	"testing"
 
 	"github.com/moby/moby/client"
@@ -22,17 +20,7 @@ var (
 )
 
 func TestMain(m *testing.M) {
-	d, why, err := dockertest.Start()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "dockertest:", err)
-		os.Exit(1)
-	}
-	daemon, skip = d, why
-	code := m.Run()
-	if d != nil {
-		d.Stop()
-	}
-	os.Exit(code)
+	dockertest.Main(m, func(d *dockertest.Daemon, why string) { daemon, skip = d, why })
 }
 
 func needDocker(t *testing.T) {

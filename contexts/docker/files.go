@@ -19,10 +19,10 @@ import (
 
 // ReadFile reads a file through the archive API (a tar of one entry).
 func (h *Handle) ReadFile(ctx context.Context, p string) ([]byte, error) {
-	if err := h.checkAlive(); err != nil {
+	if err := h.Alive(); err != nil {
 		return nil, err
 	}
-	res, err := h.c.cli.CopyFromContainer(ctx, h.container, client.CopyFromContainerOptions{SourcePath: h.abs(p)})
+	res, err := h.c.cli.CopyFromContainer(ctx, h.container, client.CopyFromContainerOptions{SourcePath: h.Abs(p)})
 	if err != nil {
 		return nil, h.fileErr("read", p, err)
 	}
@@ -43,10 +43,10 @@ func (h *Handle) ReadFile(ctx context.Context, p string) ([]byte, error) {
 // whose header carries the run user's ids: the archive API would
 // otherwise leave the file owned by root, which the user cannot edit.
 func (h *Handle) WriteFile(ctx context.Context, p string, data []byte, perm fs.FileMode) error {
-	if err := h.checkAlive(); err != nil {
+	if err := h.Alive(); err != nil {
 		return err
 	}
-	abs := h.abs(p)
+	abs := h.Abs(p)
 	dir, name := path.Split(abs)
 	r, err := h.Exec(ctx, contexts.Cmd{Args: []string{"mkdir", "-p", "--", dir}})
 	if err != nil {
@@ -78,7 +78,7 @@ func numericUser(u string) (uid, gid int) {
 
 // ListFiles lists a directory with an exec (the API has no listing).
 func (h *Handle) ListFiles(ctx context.Context, dir string) ([]contexts.FileInfo, error) {
-	r, err := h.Exec(ctx, contexts.Cmd{Args: shell.ListArgs(h.abs(dir))})
+	r, err := h.Exec(ctx, contexts.Cmd{Args: shell.ListArgs(h.Abs(dir))})
 	if err != nil {
 		return nil, err
 	}
@@ -106,16 +106,16 @@ func (h *Handle) ownCwd(ctx context.Context) error {
 	if h.user == "" {
 		return nil
 	}
-	r, err := h.Exec(ctx, contexts.Cmd{Args: []string{"test", "-w", h.st.Cwd}})
+	r, err := h.Exec(ctx, contexts.Cmd{Args: []string{"test", "-w", h.St.Cwd}})
 	if err != nil || r.ExitCode == 0 {
 		return err
 	}
 	uid, gid := numericUser(h.user)
-	dir, name := path.Split(path.Clean(h.st.Cwd))
+	dir, name := path.Split(path.Clean(h.St.Cwd))
 	var buf bytes.Buffer
 	tw := tar.NewWriter(&buf)
 	tw.WriteHeader(&tar.Header{Typeflag: tar.TypeDir, Name: name + "/", Mode: 0o755, Uid: uid, Gid: gid})
 	tw.Close()
 	_, err = h.c.cli.CopyToContainer(ctx, h.container, client.CopyToContainerOptions{DestinationPath: dir, Content: &buf})
-	return h.fileErr("own the working directory", h.st.Cwd, err)
+	return h.fileErr("own the working directory", h.St.Cwd, err)
 }

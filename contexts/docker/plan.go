@@ -81,13 +81,13 @@ func createPlan(id string, o contexts.Options, cwd string, env []string, uid, gi
 		hc.Mounts = append(hc.Mounts, mount.Mount{Type: mount.TypeBind, Source: m.Source, Target: m.Target, ReadOnly: m.ReadOnly})
 	}
 	cfg := &container.Config{
-		Image:      image(o),
-		Cmd:        []string{"sleep", "infinity"},
-		WorkingDir: cwd,
-		Env:        env,
+		Image:        image(o),
+		Cmd:          []string{"sleep", "infinity"},
+		WorkingDir:   cwd,
+		Env:          env,
 		User:         runUser(o, uid, gid),
 		ExposedPorts: exposed,
-		Labels:     map[string]string{Label: "1", LabelID: id},
+		Labels:       map[string]string{Label: "1", LabelID: id},
 	}
 	return plan{Name: "zctx-" + id, Config: cfg, Host: hc}, nil
 }

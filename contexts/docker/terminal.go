@@ -11,23 +11,12 @@ import (
 
 // OpenTerminal runs an interactive shell in an exec with a TTY.
 func (h *Handle) OpenTerminal(ctx context.Context, cfg contexts.TerminalConfig) (contexts.Terminal, error) {
-	args := cfg.Args
-	if len(args) == 0 {
-		args = []string{"/bin/sh", "-l"}
-	}
-	size := [2]uint{uint(orDefault(cfg.Rows, 24)), uint(orDefault(cfg.Cols, 80))}
-	r, _, err := h.start(ctx, contexts.Cmd{Args: args, Cwd: cfg.Cwd, Env: append([]string{"TERM=xterm-256color"}, cfg.Env...)}, true, size)
+	cols, rows := cfg.Size()
+	r, _, err := h.start(ctx, contexts.Cmd{Args: cfg.Shell(), Cwd: cfg.Cwd, Env: append([]string{"TERM=xterm-256color"}, cfg.Env...)}, true, [2]uint{uint(rows), uint(cols)})
 	if err != nil {
 		return nil, err
 	}
 	return &terminal{h: h, r: r}, nil
-}
-
-func orDefault(v, d uint16) uint16 {
-	if v == 0 {
-		return d
-	}
-	return v
 }
 
 type terminal struct {

@@ -145,7 +145,9 @@ type handle struct {
 	runtime string
 }
 
-func wrap(h contexts.Handle, runtime string) contexts.Handle { return &handle{Handle: h, runtime: runtime} }
+func wrap(h contexts.Handle, runtime string) contexts.Handle {
+	return &handle{Handle: h, runtime: runtime}
+}
 
 // State names the runtime, so that Attach goes back to it (and never to
 // another one).

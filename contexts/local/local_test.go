@@ -5,7 +5,6 @@ package local
 import (
 	"context"
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -19,17 +18,7 @@ import (
 var daemon *dockertest.Daemon
 
 func TestMain(m *testing.M) {
-	d, _, err := dockertest.Start()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "dockertest:", err)
-		os.Exit(1)
-	}
-	daemon = d
-	code := m.Run()
-	if d != nil {
-		d.Stop()
-	}
-	os.Exit(code)
+	dockertest.Main(m, func(d *dockertest.Daemon, _ string) { daemon = d })
 }
 
 func needDocker(t *testing.T) {

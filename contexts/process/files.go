@@ -28,7 +28,7 @@ func (h *Handle) ReadFile(_ context.Context, path string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	f, err := openRead(h.abs(path))
+	f, err := openRead(h.Abs(path))
 	if err != nil {
 		return nil, fileErr("read", path, err)
 	}
@@ -52,7 +52,7 @@ func (h *Handle) ListFiles(_ context.Context, dir string) ([]contexts.FileInfo, 
 	if err != nil {
 		return nil, err
 	}
-	f, err := os.OpenFile(h.abs(dir), os.O_RDONLY|unix.O_DIRECTORY, 0)
+	f, err := os.OpenFile(h.Abs(dir), os.O_RDONLY|unix.O_DIRECTORY, 0)
 	if err != nil {
 		return nil, fileErr("list", dir, err)
 	}
@@ -88,7 +88,7 @@ func (h *Handle) WriteFile(_ context.Context, path string, data []byte, perm fs.
 	if err != nil {
 		return err
 	}
-	abs := h.abs(path)
+	abs := h.Abs(path)
 	dir, err := openDirMaking(filepath.Dir(abs), p)
 	if err != nil {
 		return fileErr("write", path, err)
@@ -107,7 +107,7 @@ func (h *Handle) WriteFile(_ context.Context, path string, data []byte, perm fs.
 
 // filePolicy is the policy a command of this handle would get now.
 func (h *Handle) filePolicy() (*policy.Policy, error) {
-	if err := h.checkAlive(); err != nil {
+	if err := h.Alive(); err != nil {
 		return nil, err
 	}
 	return h.resolve(h.spec("", nil, nil))

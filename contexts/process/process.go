@@ -10,15 +10,13 @@ package process
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 
 	"github.com/zsandbox/zsandbox/contexts"
+	"github.com/zsandbox/zsandbox/contexts/internal/base"
 	"github.com/zsandbox/zsandbox/policy"
 )
 
@@ -78,7 +76,7 @@ func (c *Context) Spawn(ctx context.Context, cfg contexts.SpawnConfig) (contexts
 		}
 		cwd = wd
 	}
-	id, err := newID()
+	id, err := contexts.NewID("p")
 	if err != nil {
 		return nil, err
 	}
@@ -100,26 +98,18 @@ func (c *Context) Attach(_ context.Context, st contexts.State) (contexts.Handle,
 		return nil, contexts.Errorf(contexts.ErrUsage, "cwd %q is not a directory", st.Cwd)
 	}
 	st.Cwd = cwd
-	return &Handle{ctx: c, st: st, procs: map[string]*proc{}}, nil
+	return &Handle{Base: base.New(st), ctx: c}, nil
 }
 
 // Handle is one process-context handle.
 type Handle struct {
+	base.Base
 	ctx *Context
-	st  contexts.State
 
-	mu        sync.Mutex
-	destroyed bool
-	procs     map[string]*proc
-	nextProc  int
-	terms     []*terminal
+	mu    sync.Mutex // guards cmds and terms
+	cmds  []running
+	terms []*terminal
 }
-
-// ID returns the handle's id.
-func (h *Handle) ID() string { return h.st.ID }
-
-// State returns what Attach needs.
-func (h *Handle) State() contexts.State { return h.st }
 
 // spec is one command's resolved policy inputs.
 type spec struct {
@@ -138,24 +128,13 @@ func (h *Handle) spec(cwd string, env, passEnv []string) spec {
 		n = contexts.NetworkDeny
 	}
 	return spec{
-		cwd:      h.abs(cwd),
+		cwd:      h.Abs(cwd),
 		network:  n,
 		writable: h.ctx.opts.Writable,
 		hide:     h.ctx.opts.Hide,
-		env:      append(append([]string(nil), h.st.Env...), env...),
-		passEnv:  append(append([]string(nil), h.st.PassEnv...), passEnv...),
+		env:      append(append([]string(nil), h.St.Env...), env...),
+		passEnv:  append(append([]string(nil), h.St.PassEnv...), passEnv...),
 	}
-}
-
-// abs resolves p against the handle's cwd.
-func (h *Handle) abs(p string) string {
-	if p == "" {
-		return h.st.Cwd
-	}
-	if filepath.IsAbs(p) {
-		return filepath.Clean(p)
-	}
-	return filepath.Join(h.st.Cwd, p)
 }
 
 // resolve computes the policy zsandbox would enforce for sp, fresh for
@@ -178,57 +157,23 @@ func (h *Handle) resolve(sp spec) (*policy.Policy, error) {
 	return p, nil
 }
 
-func (h *Handle) checkAlive() error {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if h.destroyed {
-		return contexts.Errorf(contexts.ErrDestroyed, "process handle %s was destroyed", h.st.ID)
-	}
-	return nil
-}
-
 // Destroy kills every background process and terminal; a second call is a
 // no-op.
 func (h *Handle) Destroy(context.Context) error {
-	h.mu.Lock()
-	if h.destroyed {
-		h.mu.Unlock()
+	if h.MarkDestroyed() {
 		return nil
 	}
-	h.destroyed = true
-	procs := make([]*proc, 0, len(h.procs))
-	for _, p := range h.procs {
-		procs = append(procs, p)
-	}
-	terms := h.terms
+	h.mu.Lock()
+	cmds, terms := h.cmds, h.terms
 	h.mu.Unlock()
-	for _, p := range procs {
-		p.kill()
-		<-p.done
+	for _, r := range cmds {
+		if !r.proc.Ended() { // an ended one's pid may be reused
+			killGroup(r.cmd)
+		}
+		<-r.proc.Done()
 	}
 	for _, t := range terms {
 		t.Kill()
 	}
 	return nil
-}
-
-func newID() (string, error) {
-	var b [6]byte
-	if _, err := rand.Read(b[:]); err != nil {
-		return "", contexts.Errorf(contexts.ErrUnavailable, "random id: %v", err)
-	}
-	return "p-" + hex.EncodeToString(b[:]), nil
-}
-
-// shellArgs is the argv of cmd: Args as given, or sh -c Shell.
-func shellArgs(cmd contexts.Cmd) ([]string, error) {
-	switch {
-	case len(cmd.Args) > 0 && cmd.Shell != "":
-		return nil, contexts.Errorf(contexts.ErrUsage, "command has both Args and Shell")
-	case len(cmd.Args) > 0:
-		return cmd.Args, nil
-	case strings.TrimSpace(cmd.Shell) != "":
-		return []string{"/bin/sh", "-c", cmd.Shell}, nil
-	}
-	return nil, contexts.Errorf(contexts.ErrUsage, "empty command")
 }

@@ -1,8 +1,6 @@
 package process
 
 import (
-	"fmt"
-	"os"
 	"testing"
 
 	"github.com/zsandbox/zsandbox/contexts"
@@ -13,17 +11,7 @@ import (
 // zsandboxBin is the real zsandbox every isolated test runs.
 var zsandboxBin string
 
-func TestMain(m *testing.M) {
-	bin, cleanup, err := zsbin.Build()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	zsandboxBin = bin
-	code := m.Run()
-	cleanup()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { zsbin.Main(m, &zsandboxBin) }
 
 func TestConformance(t *testing.T) {
 	for _, iso := range []string{"on", "off"} {

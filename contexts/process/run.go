@@ -8,23 +8,21 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"strconv"
-	"sync"
 	"syscall"
 	"time"
 
 	"github.com/zsandbox/zsandbox/contexts"
-	"github.com/zsandbox/zsandbox/contexts/internal/outbuf"
+	"github.com/zsandbox/zsandbox/contexts/internal/procs"
 )
 
 // command builds the host command for cmd: zsandbox exec … -- argv with
 // isolation on, argv itself with isolation off. With isolation on and no
 // trustworthy zsandbox it returns ErrUnavailable: nothing runs.
 func (h *Handle) command(cmd contexts.Cmd) (*exec.Cmd, []string, error) {
-	if err := h.checkAlive(); err != nil {
+	if err := h.Alive(); err != nil {
 		return nil, nil, err
 	}
-	argv, err := shellArgs(cmd)
+	argv, err := cmd.Argv()
 	if err != nil {
 		return nil, nil, err
 	}
@@ -102,21 +100,7 @@ func tee(buf *bytes.Buffer, w io.Writer) io.Writer {
 func waitTree(ctx context.Context, c *exec.Cmd, timeout time.Duration) (code int, timedOut bool) {
 	done := make(chan error, 1)
 	go func() { done <- c.Wait() }()
-	var expire <-chan time.Time
-	if timeout > 0 {
-		t := time.NewTimer(timeout)
-		defer t.Stop()
-		expire = t.C
-	}
-	select {
-	case err := <-done:
-		return exitCode(err), false
-	case <-expire:
-		timedOut = true
-	case <-ctx.Done():
-	}
-	killGroup(c)
-	err := <-done
+	err, timedOut := procs.Wait(ctx, done, timeout, func() { killGroup(c) })
 	if timedOut {
 		return contexts.ExitTimeout, true
 	}
@@ -144,134 +128,47 @@ func exitCode(err error) int {
 	return contexts.ExitCannotRun
 }
 
-// proc is a background process of a handle.
-type proc struct {
-	id     string
-	args   []string
-	cmd    *exec.Cmd
-	stdout *outbuf.Buffer
-	stderr *outbuf.Buffer
-	done   chan struct{}
-
-	sandboxed bool
-
-	mu       sync.Mutex
-	exitCode int
-	running  bool
-}
-
 // Start runs cmd in the background.
 func (h *Handle) Start(_ context.Context, cmd contexts.Cmd) (contexts.Process, error) {
 	c, argv, err := h.command(cmd)
 	if err != nil {
 		return nil, err
 	}
-	p := &proc{args: argv, cmd: c, stdout: outbuf.New(), stderr: outbuf.New(), done: make(chan struct{}), running: true,
-		sandboxed: h.ctx.isolated}
-	c.Stdin, c.Stdout, c.Stderr = cmd.Stdin, p.stdout, p.stderr
+	p := procs.New(argv, func(_ context.Context, sig syscall.Signal) error { return signal(c, sig, h.ctx.isolated) })
+	c.Stdin, c.Stdout, c.Stderr = cmd.Stdin, p.Out, p.Err
 	if err := c.Start(); err != nil {
 		return nil, contexts.Errorf(contexts.ErrUnavailable, "start %q: %v", c.Path, err)
 	}
+	h.Procs.Add(p)
 	h.mu.Lock()
-	h.nextProc++
-	p.id = strconv.Itoa(h.nextProc)
-	h.procs[p.id] = p
+	h.cmds = append(h.cmds, running{c, p})
 	h.mu.Unlock()
-	go p.wait(cmd.Timeout)
+	go func() {
+		code, _ := waitTree(context.Background(), c, cmd.Timeout)
+		p.Finish(code)
+	}()
 	return p, nil
 }
 
-func (p *proc) wait(timeout time.Duration) {
-	code, _ := waitTree(context.Background(), p.cmd, timeout)
-	p.stdout.Close()
-	p.stderr.Close()
-	p.mu.Lock()
-	p.exitCode, p.running = code, false
-	p.mu.Unlock()
-	close(p.done)
+// running pairs a background command with its Proc, for Destroy.
+type running struct {
+	cmd  *exec.Cmd
+	proc *procs.Proc
 }
 
-func (p *proc) ID() string        { return p.id }
-func (p *proc) Stdout() io.Reader { return p.stdout.Reader() }
-func (p *proc) Stderr() io.Reader { return p.stderr.Reader() }
-// kill takes the tree down unless it has ended (its pid may be reused).
-func (p *proc) kill() {
-	select {
-	case <-p.done:
-	default:
-		killGroup(p.cmd)
-	}
-}
-
-// Signal sends sig to the process. SIGKILL takes the whole tree down; the
-// signals zsandbox forwards (INT, TERM, HUP, QUIT) reach the command's
-// process group; others go to the group only without isolation.
-func (p *proc) Signal(_ context.Context, sig syscall.Signal) error {
-	select {
-	case <-p.done:
-		return contexts.Errorf(contexts.ErrNotFound, "process %s has ended", p.id)
-	default:
-	}
+// signal sends sig to c. SIGKILL takes the whole tree down; the signals
+// zsandbox forwards (INT, TERM, HUP, QUIT) reach the command's process
+// group through it; others reach the group only without isolation.
+func signal(c *exec.Cmd, sig syscall.Signal, sandboxed bool) error {
 	switch sig {
 	case syscall.SIGKILL:
-		p.kill()
+		killGroup(c)
 		return nil
 	case syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT:
-		return p.cmd.Process.Signal(sig)
+		return c.Process.Signal(sig)
 	}
-	if p.sandboxed {
+	if sandboxed {
 		return contexts.Errorf(contexts.ErrUnsupported, "signal %v: zsandbox forwards only INT, TERM, HUP, QUIT and KILL", sig)
 	}
-	return syscall.Kill(-p.cmd.Process.Pid, sig)
-}
-
-// Wait blocks until the process ends.
-func (p *proc) Wait(ctx context.Context) (contexts.Result, error) {
-	select {
-	case <-p.done:
-	case <-ctx.Done():
-		return contexts.Result{}, ctx.Err()
-	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return contexts.Result{Stdout: p.stdout.Bytes(), Stderr: p.stderr.Bytes(), ExitCode: p.exitCode,
-		TimedOut: p.exitCode == contexts.ExitTimeout}, nil
-}
-
-func (p *proc) info() contexts.ProcessInfo {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return contexts.ProcessInfo{ID: p.id, Args: p.args, Running: p.running, ExitCode: p.exitCode}
-}
-
-// Processes lists the handle's background processes, in start order.
-func (h *Handle) Processes(context.Context) ([]contexts.ProcessInfo, error) {
-	if err := h.checkAlive(); err != nil {
-		return nil, err
-	}
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	out := make([]contexts.ProcessInfo, 0, len(h.procs))
-	for i := 1; i <= h.nextProc; i++ {
-		if p, ok := h.procs[strconv.Itoa(i)]; ok {
-			out = append(out, p.info())
-		}
-	}
-	return out, nil
-}
-
-// AttachProcess returns the background process id of this handle. Host
-// processes belong to the program that started them, so another program's
-// handle cannot re-attach (Capabilities.Reattach is false).
-func (h *Handle) AttachProcess(_ context.Context, id string) (contexts.Process, error) {
-	if err := h.checkAlive(); err != nil {
-		return nil, err
-	}
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	p, ok := h.procs[id]
-	if !ok {
-		return nil, contexts.Errorf(contexts.ErrNotFound, "no background process %q on handle %s", id, h.st.ID)
-	}
-	return p, nil
+	return syscall.Kill(-c.Process.Pid, sig)
 }

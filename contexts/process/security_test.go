@@ -192,8 +192,8 @@ func TestNoZsandboxNothingRuns(t *testing.T) {
 	os.WriteFile(fake, []byte("#!/bin/sh\ntouch \"$HOME/fake-ran\"\nexec \"$@\"\n"), 0o755)
 	t.Setenv("PATH", f.work+":/usr/bin:/bin")
 	cases := map[string]contexts.Options{
-		"missing":        {Zsandbox: filepath.Join(f.outside, "no-zsandbox")},
-		"planted":        {Zsandbox: fake},
+		"missing":         {Zsandbox: filepath.Join(f.outside, "no-zsandbox")},
+		"planted":         {Zsandbox: fake},
 		"planted on PATH": {Zsandbox: ""},
 	}
 	for name, opts := range cases {

@@ -15,18 +15,15 @@ import (
 // under zsandbox like every other command (zsandbox passes a terminal
 // through untouched, and its seccomp filter refuses TIOCSTI).
 func (h *Handle) OpenTerminal(_ context.Context, cfg contexts.TerminalConfig) (contexts.Terminal, error) {
-	args := cfg.Args
-	if len(args) == 0 {
-		args = []string{"/bin/sh", "-l"}
-	}
-	c, _, err := h.command(contexts.Cmd{Args: args, Cwd: cfg.Cwd, Env: append([]string{"TERM=xterm-256color"}, cfg.Env...)})
+	c, _, err := h.command(contexts.Cmd{Args: cfg.Shell(), Cwd: cfg.Cwd, Env: append([]string{"TERM=xterm-256color"}, cfg.Env...)})
 	if err != nil {
 		return nil, err
 	}
 	// pty.Start makes the shell a session leader with the terminal as its
 	// controlling tty, so Setpgid must go (setsid gives it its own group).
 	c.SysProcAttr = nil
-	f, err := pty.StartWithSize(c, &pty.Winsize{Cols: orDefault(cfg.Cols, 80), Rows: orDefault(cfg.Rows, 24)})
+	cols, rows := cfg.Size()
+	f, err := pty.StartWithSize(c, &pty.Winsize{Cols: cols, Rows: rows})
 	if err != nil {
 		return nil, contexts.Errorf(contexts.ErrUnavailable, "terminal: %v", err)
 	}
@@ -36,13 +33,6 @@ func (h *Handle) OpenTerminal(_ context.Context, cfg contexts.TerminalConfig) (c
 	h.terms = append(h.terms, t)
 	h.mu.Unlock()
 	return t, nil
-}
-
-func orDefault(v, d uint16) uint16 {
-	if v == 0 {
-		return d
-	}
-	return v
 }
 
 type terminal struct {

@@ -205,4 +205,3 @@ func contains(l []string, s string) bool {
 func usagef(format string, args ...any) error {
 	return contexts.Errorf(contexts.ErrUsage, format, args...)
 }
-

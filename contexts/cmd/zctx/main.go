@@ -74,4 +74,3 @@ func fail(stderr io.Writer, err error) int {
 	}
 	return contexts.ExitCode(err)
 }
-

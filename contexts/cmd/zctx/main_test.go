@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,17 +14,7 @@ import (
 
 var zsandboxBin string
 
-func TestMain(m *testing.M) {
-	bin, cleanup, err := zsbin.Build()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	zsandboxBin = bin
-	code := m.Run()
-	cleanup()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { zsbin.Main(m, &zsandboxBin) }
 
 // zctx runs the CLI in-process; every call reads the handle from the state
 // directory, as separate zctx processes do.

@@ -21,6 +21,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"testing"
 	"time"
 
 	"github.com/moby/moby/client"
@@ -240,4 +241,20 @@ func killNaming(s string) {
 			}
 		}
 	}
+}
+
+// Main is a TestMain: it starts a daemon (set gets it, or nil and why it
+// was skipped), runs the tests and stops the daemon.
+func Main(m *testing.M, set func(d *Daemon, skip string)) {
+	d, skip, err := Start()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "dockertest:", err)
+		os.Exit(1)
+	}
+	set(d, skip)
+	code := m.Run()
+	if d != nil {
+		d.Stop()
+	}
+	os.Exit(code)
 }

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"testing"
 )
 
 // Build returns the binary's path and a cleanup function. $ZSANDBOX_BIN
@@ -69,4 +70,17 @@ func moduleRoot() string {
 func containsModule(gomod []byte) bool {
 	const want = "module github.com/zsandbox/zsandbox/contexts"
 	return len(gomod) >= len(want) && string(gomod[:len(want)]) == want
+}
+
+// Main is a TestMain: *bin gets the binary for the tests' run.
+func Main(m *testing.M, bin *string) {
+	b, cleanup, err := Build()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	*bin = b
+	code := m.Run()
+	cleanup()
+	os.Exit(code)
 }
