@@ -2,6 +2,7 @@ package contexts
 
 import (
 	"sort"
+	"strings"
 	"sync"
 )
 
@@ -29,6 +30,18 @@ type Port struct {
 	HostPort      uint16 `json:"hostPort,omitempty"`
 	ContainerPort uint16 `json:"containerPort"`
 	Proto         string `json:"proto,omitempty"`
+}
+
+// Resolved returns the host address and protocol with their defaults.
+func (p Port) Resolved() (hostIP, proto string) {
+	hostIP, proto = p.HostIP, p.Proto
+	if hostIP == "" {
+		hostIP = "127.0.0.1"
+	}
+	if proto == "" {
+		proto = "tcp"
+	}
+	return hostIP, proto
 }
 
 // Limits caps a container's resources; zero means no limit.
@@ -103,7 +116,7 @@ func Lookup(name string) (Factory, error) {
 	f, ok := factories[name]
 	if !ok {
 		return Factory{}, Errorf(ErrUsage, "unknown context %q", name).
-			WithHint("use one of: " + joinNames(namesLocked()))
+			WithHint("use one of: " + strings.Join(namesLocked(), ", "))
 	}
 	return f, nil
 }
@@ -131,15 +144,4 @@ func namesLocked() []string {
 	}
 	sort.Strings(out)
 	return out
-}
-
-func joinNames(ns []string) string {
-	s := ""
-	for i, n := range ns {
-		if i > 0 {
-			s += ", "
-		}
-		s += n
-	}
-	return s
 }

@@ -31,13 +31,7 @@ func runArgs(name, id string, o contexts.Options, cwd string, env []string, user
 		a = append(a, "--memory", fmt.Sprintf("%dM", o.Limits.MemoryMiB))
 	}
 	for _, p := range o.Ports {
-		ip, proto := p.HostIP, p.Proto
-		if ip == "" {
-			ip = "127.0.0.1"
-		}
-		if proto == "" {
-			proto = "tcp"
-		}
+		ip, proto := p.Resolved()
 		a = append(a, "--publish", fmt.Sprintf("%s:%d:%d/%s", ip, p.HostPort, p.ContainerPort, proto))
 	}
 	for _, m := range o.Mounts {

@@ -18,11 +18,13 @@ import (
 	"errors"
 	"io"
 	"math/rand"
+	"net"
 	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -405,4 +407,28 @@ func HostProcessesIn(dir string) []string {
 		}
 	}
 	return out
+}
+
+// Listen opens a TCP listener on addr ("127.0.0.1:0") for the length of
+// the test and counts the connections it accepts: the outside witness of
+// a network attack.
+func Listen(t *testing.T, addr string) (port int, seen func() int32) {
+	t.Helper()
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	var n atomic.Int32
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			n.Add(1)
+			c.Close()
+		}
+	}()
+	return ln.Addr().(*net.TCPAddr).Port, n.Load
 }

@@ -102,13 +102,7 @@ func ports(o contexts.Options) (network.PortSet, network.PortMap, error) {
 	}
 	set, bindings := network.PortSet{}, network.PortMap{}
 	for _, p := range o.Ports {
-		ip, proto := p.HostIP, p.Proto
-		if ip == "" {
-			ip = "127.0.0.1"
-		}
-		if proto == "" {
-			proto = "tcp"
-		}
+		ip, proto := p.Resolved()
 		port, err := network.ParsePort(fmt.Sprintf("%d/%s", p.ContainerPort, proto))
 		if err != nil {
 			return nil, nil, contexts.Errorf(contexts.ErrUsage, "port %d/%s: %v", p.ContainerPort, proto, err)

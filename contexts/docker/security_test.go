@@ -10,12 +10,12 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/zsandbox/zsandbox/contexts"
+	"github.com/zsandbox/zsandbox/contexts/conformance"
 )
 
 func spawnT(t *testing.T, o contexts.Options, cfg contexts.SpawnConfig) contexts.Handle {
@@ -65,23 +65,7 @@ func TestHardening(t *testing.T) {
 // other addresses, with the network off. Checked from the listener.
 func TestNetworkOff(t *testing.T) {
 	needDocker(t)
-	ln, err := net.Listen("tcp", "0.0.0.0:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	var seen atomic.Int32
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			seen.Add(1)
-			c.Close()
-		}
-	}()
-	port := ln.Addr().(*net.TCPAddr).Port
+	port, seen := conformance.Listen(t, "0.0.0.0:0")
 	h := spawnT(t, testOptions(), contexts.SpawnConfig{})
 	var targets []string
 	addrs, _ := net.InterfaceAddrs()
@@ -96,8 +80,8 @@ func TestNetworkOff(t *testing.T) {
 			t.Errorf("nc %s:%d succeeded from a container with the network off", ip, port)
 		}
 	}
-	if seen.Load() != 0 {
-		t.Errorf("the host listener saw %d connections", seen.Load())
+	if seen() != 0 {
+		t.Errorf("the host listener saw %d connections", seen())
 	}
 	// Control: the same nc on the host reaches it, so the probe works.
 	c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port))
@@ -105,10 +89,10 @@ func TestNetworkOff(t *testing.T) {
 		t.Fatal(err)
 	}
 	c.Close()
-	for i := 0; i < 100 && seen.Load() == 0; i++ {
+	for i := 0; i < 100 && seen() == 0; i++ {
 		time.Sleep(10 * time.Millisecond)
 	}
-	if seen.Load() != 1 {
+	if seen() != 1 {
 		t.Errorf("control connection not seen")
 	}
 }

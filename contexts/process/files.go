@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 
 	"golang.org/x/sys/unix"
 
@@ -158,7 +159,7 @@ func writable(real string, p *policy.Policy) string {
 
 func denied(real, why string, p *policy.Policy) error {
 	return contexts.Errorf(contexts.ErrDenied, "%q %s", real, why).
-		WithHint("writes are allowed only under " + joinPaths(p.WritablePaths()) + "; add a writable root (--writable PATH) to allow more")
+		WithHint("writes are allowed only under " + strings.Join(p.WritablePaths(), ", ") + "; add a writable root (--writable PATH) to allow more")
 }
 
 // openDirMaking opens dir, making it and its missing parents inside the
@@ -245,15 +246,4 @@ func fileErr(op, path string, err error) error {
 		return contexts.Errorf(contexts.ErrNotFound, "%s %q: no such file or directory", op, path)
 	}
 	return contexts.Errorf(contexts.ErrUnavailable, "%s %q: %v", op, path, err)
-}
-
-func joinPaths(ps []string) string {
-	s := ""
-	for i, p := range ps {
-		if i > 0 {
-			s += ", "
-		}
-		s += p
-	}
-	return s
 }
