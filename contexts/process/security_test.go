@@ -210,3 +210,32 @@ func TestNoZsandboxNothingRuns(t *testing.T) {
 		t.Errorf("the planted zsandbox ran")
 	}
 }
+
+// Attack: env entries and pass-env names that look like zsandbox flags
+// (what a model might put in a tool call) must not widen the sandbox.
+func TestFlagLookingValuesStayValues(t *testing.T) {
+	f := newFixture(t)
+	h := f.handle(t, contexts.Options{})
+	target := filepath.Join(f.outside, "widened")
+	r, err := h.Exec(context.Background(), contexts.Cmd{
+		Args: []string{"sh", "-c", `echo ran; echo x > "$1"`, "sh", target},
+		Env:  []string{"--writable=/", "X=--network=allow", "Y=--isolation=off"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(r.Stdout), "ran") {
+		t.Fatalf("the command did not run: %q %q", r.Stdout, r.Stderr)
+	}
+	if _, err := os.Stat(target); err == nil {
+		t.Errorf("a flag-looking env entry widened the sandbox: %s written", target)
+	}
+	// A pass-env name that is no variable name is refused outright.
+	_, err = h.Exec(context.Background(), contexts.Cmd{Args: []string{"touch", target}, PassEnv: []string{"--writable=/"}})
+	if !errors.Is(err, contexts.ErrUsage) {
+		t.Errorf("pass-env %q = %v, want ErrUsage", "--writable=/", err)
+	}
+	if _, err := os.Stat(target); err == nil {
+		t.Errorf("a flag-looking pass-env name widened the sandbox: %s written", target)
+	}
+}

@@ -82,18 +82,20 @@ func isExecutable(p string) bool {
 // handle's policy. Everything is explicit so that what the context says
 // (and what WriteFile and ReadFile enforce in-process) is what runs.
 func zsandboxArgs(bin string, sp spec, argv []string) []string {
-	args := []string{bin, "exec", "--cwd", sp.cwd, "--network", string(sp.network)}
+	// --flag=value: a value that looks like a flag (an env entry a model
+	// wrote, "--writable=/") stays a value.
+	args := []string{bin, "exec", "--cwd=" + sp.cwd, "--network=" + string(sp.network)}
 	for _, w := range sp.writable {
-		args = append(args, "--writable", w)
+		args = append(args, "--writable="+w)
 	}
 	for _, h := range sp.hide {
-		args = append(args, "--hide", h)
+		args = append(args, "--hide="+h)
 	}
 	for _, e := range sp.env {
-		args = append(args, "--env", e)
+		args = append(args, "--env="+e)
 	}
 	for _, n := range sp.passEnv {
-		args = append(args, "--pass-env", n)
+		args = append(args, "--pass-env="+n)
 	}
 	args = append(args, "--")
 	return append(args, argv...)
