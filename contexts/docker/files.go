@@ -91,6 +91,10 @@ func (h *Handle) fileErr(op, p string, err error) error {
 		return nil
 	case cerrdefs.IsNotFound(err):
 		return contexts.Errorf(contexts.ErrNotFound, "%s %q: %v", op, p, err)
+	case cerrdefs.IsInvalidArgument(err), cerrdefs.IsPermissionDenied(err),
+		// dockerd 20.10 answers 500 to a write into a read-only mount
+		strings.Contains(err.Error(), "read-only"):
+		return contexts.Errorf(contexts.ErrDenied, "%s %q: %v", op, p, err)
 	}
 	return h.c.apiErr(op+" "+strconvQuote(p), err)
 }

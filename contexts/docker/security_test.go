@@ -289,8 +289,18 @@ func TestLimitsAndReadOnlyMount(t *testing.T) {
 	if !strings.Contains(out, "50\n") || !strings.Contains(out, fmt.Sprint(64<<20)) || !strings.Contains(out, "rc=1") {
 		t.Errorf("limits or read-only mount not in force: %q %q", out, r.Stderr)
 	}
+	// WriteFile goes through the daemon, which has every privilege: it
+	// must still honour the read-only mount.
+	for _, p := range []string{"/ro/keep", "/ro/new"} {
+		if err := h.WriteFile(context.Background(), p, []byte("changed"), 0o644); !errors.Is(err, contexts.ErrDenied) {
+			t.Errorf("WriteFile(%s) on a read-only mount = %v, want ErrDenied", p, err)
+		}
+	}
 	if b, _ := os.ReadFile(filepath.Join(ro, "keep")); string(b) != "orig" {
 		t.Errorf("the read-only mount was written: %q", b)
+	}
+	if _, err := os.Stat(filepath.Join(ro, "new")); err == nil {
+		t.Errorf("a file was made in the read-only mount")
 	}
 }
 
