@@ -7,8 +7,6 @@ import (
 	"io/fs"
 	"os"
 	"os/exec"
-	"strconv"
-	"strings"
 	"syscall"
 	"time"
 
@@ -102,42 +100,19 @@ func (h *Handle) Start(_ context.Context, cmd contexts.Cmd) (contexts.Process, e
 	return p, nil
 }
 
-// ReadFile cats the file out of the container (binary-safe on stdout).
+// ReadFile reads a file with the run user's rights.
 func (h *Handle) ReadFile(ctx context.Context, p string) ([]byte, error) {
-	r, err := h.Exec(ctx, contexts.Cmd{Args: []string{"cat", "--", h.Abs(p)}})
-	if err != nil {
-		return nil, err
-	}
-	if r.ExitCode != 0 {
-		if strings.Contains(string(r.Stderr), "No such file") || strings.Contains(string(r.Stderr), "can't open") {
-			return nil, contexts.Errorf(contexts.ErrNotFound, "read %q: %s", p, strings.TrimSpace(string(r.Stderr)))
-		}
-		return nil, contexts.Errorf(contexts.ErrUnavailable, "read %q: %s", p, strings.TrimSpace(string(r.Stderr)))
-	}
-	return r.Stdout, nil
+	return shell.ReadFile(ctx, h.Exec, h.Abs(p), p)
 }
 
-// WriteFile streams data into the file as the run user (who then owns it).
+// WriteFile writes a file as the run user (who then owns it).
 func (h *Handle) WriteFile(ctx context.Context, p string, data []byte, perm fs.FileMode) error {
-	abs := h.Abs(p)
-	r, err := h.Exec(ctx, contexts.Cmd{Args: []string{"/bin/sh", "-c", `mkdir -p -- "$(dirname -- "$1")" && cat > "$1" && chmod "$2" "$1"`,
-		"zctx-write", abs, strconv.FormatUint(uint64(perm.Perm()), 8)}, Stdin: bytes.NewReader(data)})
-	if err != nil {
-		return err
-	}
-	if r.ExitCode != 0 {
-		return contexts.Errorf(contexts.ErrDenied, "write %q: %s", p, strings.TrimSpace(string(r.Stderr)))
-	}
-	return nil
+	return shell.WriteFile(ctx, h.Exec, h.Abs(p), p, data, perm)
 }
 
-// ListFiles lists a directory with an exec.
+// ListFiles lists a directory.
 func (h *Handle) ListFiles(ctx context.Context, dir string) ([]contexts.FileInfo, error) {
-	r, err := h.Exec(ctx, contexts.Cmd{Args: shell.ListArgs(h.Abs(dir))})
-	if err != nil {
-		return nil, err
-	}
-	return shell.ListResult(dir, r)
+	return shell.ListFiles(ctx, h.Exec, h.Abs(dir), dir)
 }
 
 // OpenTerminal runs `container exec --interactive --tty` on a local pty.

@@ -4,7 +4,6 @@ import (
 	"archive/tar"
 	"bytes"
 	"context"
-	"io"
 	"io/fs"
 	"path"
 	"strconv"
@@ -17,52 +16,18 @@ import (
 	"github.com/zsandbox/zsandbox/contexts/internal/shell"
 )
 
-// ReadFile reads a file through the archive API (a tar of one entry).
+// ReadFile reads a file with the run user's rights (the archive API
+// would read as the daemon, root).
 func (h *Handle) ReadFile(ctx context.Context, p string) ([]byte, error) {
-	if err := h.Alive(); err != nil {
-		return nil, err
-	}
-	res, err := h.c.cli.CopyFromContainer(ctx, h.container, client.CopyFromContainerOptions{SourcePath: h.Abs(p)})
-	if err != nil {
-		return nil, h.fileErr("read", p, err)
-	}
-	defer res.Content.Close()
-	tr := tar.NewReader(res.Content)
-	hdr, err := tr.Next()
-	if err != nil {
-		return nil, contexts.Errorf(contexts.ErrUnavailable, "read %q: %v", p, err)
-	}
-	if hdr.Typeflag != tar.TypeReg {
-		return nil, contexts.Errorf(contexts.ErrUsage, "read %q: not a regular file", p)
-	}
-	return io.ReadAll(tr)
+	return shell.ReadFile(ctx, h.Exec, h.Abs(p), p)
 }
 
-// WriteFile makes the parent directories as the run user (an exec with an
-// argv, never a shell string), then puts a one-entry tar into the parent
-// whose header carries the run user's ids: the archive API would
-// otherwise leave the file owned by root, which the user cannot edit.
+// WriteFile writes a file as the run user: it owns the file (in a
+// bind-mounted workspace, the caller does), and the user's rights and
+// read-only mounts apply as they do to commands. The archive API would
+// write as root with the daemon's privileges.
 func (h *Handle) WriteFile(ctx context.Context, p string, data []byte, perm fs.FileMode) error {
-	if err := h.Alive(); err != nil {
-		return err
-	}
-	abs := h.Abs(p)
-	dir, name := path.Split(abs)
-	r, err := h.Exec(ctx, contexts.Cmd{Args: []string{"mkdir", "-p", "--", dir}})
-	if err != nil {
-		return err
-	}
-	if r.ExitCode != 0 {
-		return contexts.Errorf(contexts.ErrDenied, "write %q: mkdir: %s", p, strings.TrimSpace(string(r.Stderr)))
-	}
-	uid, gid := numericUser(h.user)
-	var buf bytes.Buffer
-	tw := tar.NewWriter(&buf)
-	tw.WriteHeader(&tar.Header{Typeflag: tar.TypeReg, Name: name, Mode: int64(perm.Perm()), Size: int64(len(data)), Uid: uid, Gid: gid})
-	tw.Write(data)
-	tw.Close()
-	_, err = h.c.cli.CopyToContainer(ctx, h.container, client.CopyToContainerOptions{DestinationPath: dir, Content: &buf})
-	return h.fileErr("write", p, err)
+	return shell.WriteFile(ctx, h.Exec, h.Abs(p), p, data, perm)
 }
 
 // numericUser parses "uid[:gid]"; names (resolved by the image) give 0.
@@ -78,11 +43,7 @@ func numericUser(u string) (uid, gid int) {
 
 // ListFiles lists a directory with an exec (the API has no listing).
 func (h *Handle) ListFiles(ctx context.Context, dir string) ([]contexts.FileInfo, error) {
-	r, err := h.Exec(ctx, contexts.Cmd{Args: shell.ListArgs(h.Abs(dir))})
-	if err != nil {
-		return nil, err
-	}
-	return shell.ListResult(dir, r)
+	return shell.ListFiles(ctx, h.Exec, h.Abs(dir), dir)
 }
 
 func (h *Handle) fileErr(op, p string, err error) error {

@@ -170,6 +170,11 @@ func TestRunUserOwnsFiles(t *testing.T) {
 	if err := h.WriteFile(context.Background(), "d/f.txt", []byte("a"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// The run user's rights bound WriteFile as they bound commands (the
+	// archive API, which writes as the daemon, would have let this in).
+	if err := h.WriteFile(context.Background(), "/etc/planted", []byte("x"), 0o644); !errors.Is(err, contexts.ErrDenied) {
+		t.Errorf("WriteFile(/etc/planted) as uid 65534 = %v, want ErrDenied", err)
+	}
 	r, err := h.Exec(context.Background(), contexts.Cmd{Shell: "echo b >> d/f.txt && stat -c '%u:%g' d/f.txt d && id -u && cat d/f.txt"})
 	if err != nil || r.ExitCode != 0 || string(r.Stdout) != "65534:65534\n65534:65534\n65534\nab\n" {
 		t.Errorf("run user 65534: exit %d %q %q %v", r.ExitCode, r.Stdout, r.Stderr, err)

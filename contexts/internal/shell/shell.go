@@ -6,6 +6,8 @@
 package shell
 
 import (
+	"bytes"
+	"context"
 	"io/fs"
 	"sort"
 	"strconv"
@@ -79,7 +81,54 @@ func ListResult(dir string, r contexts.Result) ([]contexts.FileInfo, error) {
 	return nil, contexts.Errorf(contexts.ErrUnavailable, "list %q: exit %d: %s", dir, r.ExitCode, r.Stderr)
 }
 
-// WriteArgs is the argv that writes stdin to $1 (parents made first).
-func WriteArgs(path string) []string {
-	return []string{"/bin/sh", "-c", `mkdir -p -- "$(dirname -- "$1")" && cat > "$1"`, "zctx-write", path}
+// Execer runs one command in the container as the handle's user.
+type Execer func(ctx context.Context, cmd contexts.Cmd) (contexts.Result, error)
+
+// readFile cats $1 after telling a missing path (3) and a non-file (4)
+// apart from a refusal.
+const readFile = `[ -e "$1" ] || exit 3; [ -f "$1" ] || exit 4; exec cat -- "$1"`
+
+// ReadFile reads abs through an exec, with the run user's rights (as the
+// commands have them; a daemon-side copy would read as root).
+func ReadFile(ctx context.Context, run Execer, abs, shown string) ([]byte, error) {
+	r, err := run(ctx, contexts.Cmd{Args: []string{"/bin/sh", "-c", readFile, "zctx-read", abs}})
+	if err != nil {
+		return nil, err
+	}
+	switch r.ExitCode {
+	case 0:
+		return r.Stdout, nil
+	case 3:
+		return nil, contexts.Errorf(contexts.ErrNotFound, "read %q: no such file or directory", shown)
+	case 4:
+		return nil, contexts.Errorf(contexts.ErrUsage, "read %q: not a regular file", shown)
+	}
+	return nil, contexts.Errorf(contexts.ErrDenied, "read %q: %s", shown, strings.TrimSpace(string(r.Stderr)))
+}
+
+// writeFile makes the parents, writes stdin to $1 and sets mode $2.
+const writeFile = `mkdir -p -- "$(dirname -- "$1")" && cat > "$1" && chmod "$2" "$1"`
+
+// WriteFile writes data to abs through an exec as the run user: the file
+// belongs to that user, and the user's rights (and read-only mounts)
+// apply, as they do to commands.
+func WriteFile(ctx context.Context, run Execer, abs, shown string, data []byte, perm fs.FileMode) error {
+	r, err := run(ctx, contexts.Cmd{Args: []string{"/bin/sh", "-c", writeFile, "zctx-write", abs,
+		strconv.FormatUint(uint64(perm.Perm()), 8)}, Stdin: bytes.NewReader(data)})
+	if err != nil {
+		return err
+	}
+	if r.ExitCode != 0 {
+		return contexts.Errorf(contexts.ErrDenied, "write %q: %s", shown, strings.TrimSpace(string(r.Stderr)))
+	}
+	return nil
+}
+
+// ListFiles lists abs through an exec.
+func ListFiles(ctx context.Context, run Execer, abs, shown string) ([]contexts.FileInfo, error) {
+	r, err := run(ctx, contexts.Cmd{Args: ListArgs(abs)})
+	if err != nil {
+		return nil, err
+	}
+	return ListResult(shown, r)
 }
