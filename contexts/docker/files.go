@@ -57,10 +57,8 @@ func (h *Handle) fileErr(op, p string, err error) error {
 		strings.Contains(err.Error(), "read-only"):
 		return contexts.Errorf(contexts.ErrDenied, "%s %q: %v", op, p, err)
 	}
-	return h.c.apiErr(op+" "+strconvQuote(p), err)
+	return h.c.apiErr(op+" "+strconv.Quote(p), err)
 }
-
-func strconvQuote(s string) string { return strconv.Quote(s) }
 
 // ownCwd gives a working directory that Docker made (root-owned) to the
 // run user, so that commands can write where they start. The daemon
