@@ -12,6 +12,18 @@ cd "$(dirname "$0")/.."
 if [ ! -x bin/zsandbox ] || [ "${BUILD:-0}" = 1 ]; then
   scripts/build.sh >&2
 fi
+# scripts/bench.sh contexts [ROUNDS]: the contexts module's paired
+# benchmarks (interleaved rounds, medians): the process context against
+# `zsandbox exec`, the docker context's API exec against `docker exec`, and
+# spawn against `docker run -d`, on a private dockerd (as root; needs
+# docker.io and busybox-static). See docs/benchmarks.md.
+if [ "${1:-}" = contexts ]; then
+  rounds=${2:-200}
+  cd contexts
+  GOWORK=off ZSANDBOX_BIN="$PWD/../bin/zsandbox" go test -run '^$' -bench . -benchtime "${rounds}x" ./process ./docker |
+    grep -E '^(Benchmark|ok|FAIL)'
+  exit "${PIPESTATUS[0]}"
+fi
 if [ -z "${BENCH_USER:-}" ]; then
   exec go run ./scripts/bench -bin bin/zsandbox "$@"
 fi

@@ -13,7 +13,7 @@ fi
 # What the build and the tests need. As root, always install (a no-op when
 # present): a green run on a machine that happened to have them must not
 # hide a missing step on a fresh one.
-need=(bubblewrap libseccomp-dev gcc pkg-config git util-linux file passwd curl make tmux)
+need=(bubblewrap libseccomp-dev gcc pkg-config git util-linux file passwd curl make tmux docker.io busybox-static)
 # Only when missing: the machine may carry its own builds of these.
 command -v python3 >/dev/null || need+=(python3)
 command -v node >/dev/null || need+=(nodejs)
@@ -44,3 +44,22 @@ echo "== go test (as $(id -un))"
 go test -count=1 ./...
 echo "== benchmarks compile and run once"
 go test -run '^$' -bench . -benchtime=1x ./... >/dev/null
+
+# The sibling module contexts/ (its own go.mod; tested as its users see it,
+# GOWORK=off). Its docker, apple-shim, local and zctx tests start their own
+# private dockerd (a socket and data root of their own, no bridge, no
+# iptables) and stop it; ZSANDBOX_MUST_DOCKER=1 makes a missing dockerd a
+# failure (as root: a private dockerd needs it). The process context runs the
+# bin/zsandbox built above.
+echo "== contexts: vet, zctx, tests"
+(
+  cd contexts
+  must_docker=0
+  [ "$(id -u)" -eq 0 ] && must_docker=1
+  export GOWORK=off ZSANDBOX_MUST_DOCKER=$must_docker ZSANDBOX_BIN="$PWD/../bin/zsandbox"
+  go vet ./...
+  CGO_ENABLED=0 GOOS=darwin GOARCH=arm64 go vet ./...
+  CGO_ENABLED=0 go build -trimpath -o ../bin/zctx ./cmd/zctx
+  go test -count=1 ./...
+  go test -run '^$' -bench . -benchtime=1x ./... >/dev/null
+)

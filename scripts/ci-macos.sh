@@ -242,4 +242,25 @@ for _ in $(seq 50); do pgrep -f "sleep $marker" >/dev/null || break; sleep 0.1; 
 expect "SIGKILL of zsandbox takes the command and its children along (watchdog)" eval '! pgrep -f "sleep $marker" >/dev/null'
 pkill -f "sleep $marker" 2>/dev/null || true
 
+echo "== contexts module (zctx; Apple's container when it runs)"
+(cd contexts && GOWORK=off go vet ./...) && ok "contexts: go vet" || bad "contexts: go vet"
+if (cd contexts && GOWORK=off CGO_ENABLED=0 go build -o ../bin/zctx ./cmd/zctx); then ok "contexts: build bin/zctx"; else bad "contexts: build bin/zctx"; fi
+# The process context under the real Seatbelt zsandbox (bin/zsandbox, copied out of the tree by the tests).
+check "contexts: go test ./process ./cmd/zctx (process context under Seatbelt)" \
+  env GOWORK=off ZSANDBOX_BIN="$ZSB" sh -c 'cd contexts && go test -count=1 ./process ./cmd/zctx ./apple'
+run "$PWD/bin/zctx" run --zsandbox "$ZSB" --cwd "$proj" -- /bin/sh -c 'echo ran; cat "$HOME/.ssh/id_rsa"'
+expect "zctx run --context process: a credential stays unreadable" eval 'started && no_secret'
+if command -v container >/dev/null && container system status >/dev/null 2>&1; then
+  check "contexts: apple conformance against the real container CLI" \
+    env GOWORK=off ZCTX_APPLE=1 sh -c 'cd contexts && go test -count=1 -run TestReal -v ./apple'
+  # Apple's CLI keeps its state under the real home: no fake HOME here.
+  hrun() { rc=0; "$@" >"$out" 2>"$err" </dev/null || rc=$?; }
+  hrun "$PWD/bin/zctx" run --context local --image docker.io/library/alpine:3 --mount "$proj:/workspace" -- sh -c 'echo ran; touch /workspace/from-local; cat /proc/self/status | grep CapEff'
+  expect "zctx run --context local picks Apple's container and writes into the mounted workspace" eval '[ "$rc" -eq 0 ] && [ -e "$proj/from-local" ]'
+  hrun "$PWD/bin/zctx" run --context apple --image docker.io/library/alpine:3 -- sh -c 'echo ran; nc -w 2 1.1.1.1 80 </dev/null && echo reached'
+  expect "zctx run --context apple: --network none (the default) really cuts the network" eval '! grep -q reached "$out"'
+else
+  echo "SKIP: Apple's container is not running (container system start); the apple context was not run for real"
+fi
+
 summary
