@@ -9,6 +9,7 @@ import (
 	specs "github.com/opencontainers/runtime-spec/specs-go"
 
 	"github.com/zsandbox/zsandbox/bwrap"
+	"github.com/zsandbox/zsandbox/exit"
 	"github.com/zsandbox/zsandbox/landlock"
 	"github.com/zsandbox/zsandbox/policy"
 	"github.com/zsandbox/zsandbox/seccomp"
@@ -25,7 +26,7 @@ func parseBackend(s string) (string, error) {
 	case "bwrap", "landlock", "seatbelt":
 		return s, nil
 	}
-	return "", usageErrorf("--backend %q: must be auto, bwrap, landlock or seatbelt", s)
+	return "", exit.Usagef("--backend %q: must be auto, bwrap, landlock or seatbelt", s)
 }
 
 // aloneConfig is what the Landlock-only backend enforces for p.
@@ -137,11 +138,11 @@ func sandboxCommand(p *policy.Policy, rc runConfig, rs landlock.Ruleset, argv []
 func userProfile(rc runConfig) (*specs.LinuxSeccomp, error) {
 	data, err := os.ReadFile(rc.seccompProfile)
 	if err != nil {
-		return nil, usageErrorf("--seccomp-profile %q: %v", rc.seccompProfile, err)
+		return nil, exit.Usagef("--seccomp-profile %q: %v", rc.seccompProfile, err)
 	}
 	prof, err := seccomp.Parse(data, rc.seccompProfile)
 	if err != nil {
-		return nil, usageErrorf("%v", err)
+		return nil, exit.Usagef("%v", err)
 	}
 	return prof, nil
 }
@@ -174,10 +175,10 @@ func compileSeccomp(rc runConfig, s seccomp.Sockets) ([]byte, error) {
 	bpf, err := seccomp.Compile(prof)
 	var pe *seccomp.ProfileError
 	if errors.As(err, &pe) {
-		return nil, usageErrorf("%v", pe)
+		return nil, exit.Usagef("%v", pe)
 	}
 	if err != nil {
-		return nil, sandboxError("seccomp filter: " + err.Error() + "; the command did not run")
+		return nil, exit.Sandbox("seccomp filter: " + err.Error() + "; the command did not run")
 	}
 	return bpf, nil
 }

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/urfave/cli/v2"
+
+	"github.com/zsandbox/zsandbox/exit"
 )
 
 func completionCommand() *cli.Command {
@@ -34,7 +36,7 @@ func runCompletion(c *cli.Context) error {
 	case "fish":
 		return fishCompletion(c.App.Writer, words)
 	default:
-		return usageErrorf("completion %q: must be bash, zsh or fish", shell)
+		return exit.Usagef("completion %q: must be bash, zsh or fish", shell)
 	}
 }
 

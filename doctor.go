@@ -6,6 +6,8 @@ import (
 	"io"
 
 	"github.com/urfave/cli/v2"
+
+	"github.com/zsandbox/zsandbox/exit"
 )
 
 func doctorCommand() *cli.Command {
@@ -36,7 +38,7 @@ type check struct {
 func runDoctor(c *cli.Context) error {
 	format := c.String("format")
 	if format != "text" && format != "json" {
-		return usageErrorf("--format %q: must be text or json", format)
+		return exit.Usagef("--format %q: must be text or json", format)
 	}
 	checks := hostChecks()
 	works := true
@@ -55,7 +57,7 @@ func runDoctor(c *cli.Context) error {
 		printChecks(c.App.Writer, checks, works)
 	}
 	if !works {
-		return &exitError{code: 1}
+		return &exit.Error{Code: 1}
 	}
 	return nil
 }

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/zsandbox/zsandbox/exit"
 )
 
 // checkEnterable refuses a working directory the command could not enter.
@@ -23,7 +25,7 @@ func checkEnterable(cwd string) error {
 	for d := cwd; ; d = filepath.Dir(d) {
 		var st unix.Stat_t
 		if unix.Stat(d, &st) == nil && !hasACL(d) && !searchable(st.Mode&0o777, st.Uid, st.Gid, uid, groups) {
-			return usageErrorf("the working directory %q cannot be entered by the command, which runs without capabilities (root's too): %q lacks search permission for uid %d; chmod it, or run from another directory", cwd, d, uid)
+			return exit.Usagef("the working directory %q cannot be entered by the command, which runs without capabilities (root's too): %q lacks search permission for uid %d; chmod it, or run from another directory", cwd, d, uid)
 		}
 		if d == "/" {
 			return nil

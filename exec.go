@@ -11,6 +11,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/zsandbox/zsandbox/exit"
 	"github.com/zsandbox/zsandbox/policy"
 )
 
@@ -79,17 +80,17 @@ var accountHome = func() string {
 func cwdError(err error) error {
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return usageErrorf("the current directory no longer exists (it was deleted): cd to an existing directory and run again")
+		return exit.Usagef("the current directory no longer exists (it was deleted): cd to an existing directory and run again")
 	case errors.Is(err, fs.ErrPermission):
-		return usageErrorf("the current directory cannot be entered (permission denied): the command could not run in it; make it searchable (chmod u+x) or run from another directory")
+		return exit.Usagef("the current directory cannot be entered (permission denied): the command could not run in it; make it searchable (chmod u+x) or run from another directory")
 	}
-	return sandboxError("the current directory: " + err.Error())
+	return exit.Sandbox("the current directory: " + err.Error())
 }
 
 func runExec(c *cli.Context) error {
 	argv := c.Args().Slice()
 	if len(argv) == 0 {
-		return usageErrorf("no command given: zsandbox exec [flags] -- COMMAND [ARG...]")
+		return exit.Usagef("no command given: zsandbox exec [flags] -- COMMAND [ARG...]")
 	}
 	p, rc, err := resolve(c)
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/zsandbox/zsandbox/bwrap"
+	"github.com/zsandbox/zsandbox/exit"
 	"github.com/zsandbox/zsandbox/landlock"
 	"github.com/zsandbox/zsandbox/policy"
 	"github.com/zsandbox/zsandbox/seatbelt"
@@ -56,7 +57,7 @@ func runExplain(c *cli.Context) error {
 	case "seatbelt":
 		return explainSeatbelt(w, p)
 	default:
-		return usageErrorf("--format %q: must be text, json, bwrap or seatbelt", f)
+		return exit.Usagef("--format %q: must be text, json, bwrap or seatbelt", f)
 	}
 	return nil
 }
@@ -281,7 +282,7 @@ func explainBwrap(w io.Writer, p *policy.Policy, rc runConfig, rs landlock.Rules
 func explainSeatbelt(w io.Writer, p *policy.Policy) error {
 	prof, err := seatbelt.Render(p, p.ProtectedPaths())
 	if err != nil {
-		return sandboxError(err.Error())
+		return exit.Sandbox(err.Error())
 	}
 	for _, pa := range prof.Params {
 		fmt.Fprintf(w, "-D %s=%s\n", pa.Name, pa.Value)

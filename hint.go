@@ -74,11 +74,11 @@ func (o outputs) hint(code int) {
 	if o.rec == nil {
 		return
 	}
-	exit := denymsg.Exit{Code: code}
+	ex := denymsg.Exit{Code: code}
 	if code > 128 && code < 128+65 {
-		exit.Signal = code - 128
+		ex.Signal = code - 128
 	}
-	for _, line := range o.rec.Hints(exit) {
+	for _, line := range o.rec.Hints(ex) {
 		fmt.Fprintln(os.Stderr, line)
 	}
 }

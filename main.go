@@ -5,16 +5,14 @@
 package main
 
 import (
-	"errors"
-	"fmt"
 	"io"
 	"os"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/zsandbox/zsandbox/bwrap"
+	"github.com/zsandbox/zsandbox/exit"
 	"github.com/zsandbox/zsandbox/landlock"
-	"github.com/zsandbox/zsandbox/policy"
 	"github.com/zsandbox/zsandbox/seatbelt"
 )
 
@@ -48,8 +46,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		Commands:        []*cli.Command{execCommand(), explainCommand(), doctorCommand(), completionCommand(), versionCommand()},
 	}
 	err := app.Run(args)
-	report(stderr, err)
-	return exitCode(err)
+	exit.Print(stderr, err)
+	return exit.Code(err)
 }
 
 // unknownCommand runs when no command matched: help without arguments, a
@@ -58,31 +56,9 @@ func unknownCommand(c *cli.Context) error {
 	if c.NArg() == 0 {
 		return cli.ShowAppHelp(c)
 	}
-	return usageErrorf("unknown command %q; the commands are exec, explain, doctor, completion and version (zsandbox --help)", c.Args().First())
+	return exit.Usagef("unknown command %q; the commands are exec, explain, doctor, completion and version (zsandbox --help)", c.Args().First())
 }
 
 func onUsageError(_ *cli.Context, err error, _ bool) error {
-	return usageErrorf("%v", err)
-}
-
-// report prints err the way every zsandbox message looks.
-func report(w io.Writer, err error) {
-	if err == nil {
-		return
-	}
-	var unsafe *policy.UnsafeError
-	if errors.As(err, &unsafe) {
-		fmt.Fprintf(w, "zsandbox: error: %s; the command did not run\nzsandbox: hint: %s\n", unsafe.Msg, unsafe.Hint)
-		return
-	}
-	if e, ok := err.(*exitError); ok {
-		if e.msg != "" {
-			fmt.Fprintf(w, "zsandbox: error: %s\n", e.msg)
-		}
-		for _, h := range e.hints {
-			fmt.Fprintf(w, "zsandbox: hint: %s\n", h)
-		}
-		return
-	}
-	fmt.Fprintf(w, "zsandbox: error: %v\n", err)
+	return exit.Usagef("%v", err)
 }

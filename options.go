@@ -5,6 +5,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/zsandbox/zsandbox/exit"
 	"github.com/zsandbox/zsandbox/landlock"
 	"github.com/zsandbox/zsandbox/policy"
 )
@@ -87,7 +88,7 @@ func runSettings(c *cli.Context, set policy.Settings, host policy.Host) (runConf
 		rc.hints = true
 	case "off":
 	default:
-		return rc, usageErrorf("--hint %q: must be auto or off", h)
+		return rc, exit.Usagef("--hint %q: must be auto or off", h)
 	}
 	if rc.backend, err = parseBackend(pick(c, "backend", set.Backend)); err != nil {
 		return rc, err
@@ -95,13 +96,13 @@ func runSettings(c *cli.Context, set policy.Settings, host policy.Host) (runConf
 	rc.warn = !c.Bool("no-warning")
 	mode, err := landlock.ParseMode(pick(c, "landlock", set.Landlock))
 	if err != nil {
-		return rc, usageErrorf("%v", err)
+		return rc, exit.Usagef("%v", err)
 	}
 	rc.landlock = mode
 	rc.landlockABI = landlock.ABI()
 	if f := pick(c, "seccomp-profile", set.SeccompProfile); f != "" {
 		if rc.seccompProfile, err = policy.Expand(f, host.Home, host.Cwd); err != nil {
-			return rc, usageErrorf("--seccomp-profile: %v", err)
+			return rc, exit.Usagef("--seccomp-profile: %v", err)
 		}
 	}
 	return rc, nil

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/zsandbox/zsandbox/exit"
 	"github.com/zsandbox/zsandbox/landlock"
 	"github.com/zsandbox/zsandbox/policy"
 )
@@ -17,7 +18,7 @@ const aloneHint = "where user namespaces cannot be had, --backend landlock runs 
 // command in place. It returns only when nothing ran.
 func executeAlone(p *policy.Policy, argv []string, rc runConfig) error {
 	if os.Geteuid() == 0 {
-		return sandboxError("--backend landlock refuses to run as root: Landlock does not fence chmod or reads of root-owned files, so root would keep owner rights over the whole system; the command did not run",
+		return exit.Sandbox("--backend landlock refuses to run as root: Landlock does not fence chmod or reads of root-owned files, so root would keep owner rights over the whole system; the command did not run",
 			"run zsandbox as an unprivileged user (for example: setpriv --reuid=USER --regid=USER --init-groups zsandbox exec ...), or use the bwrap backend")
 	}
 	if err := aloneSelf(p); err != nil {
@@ -29,9 +30,9 @@ func executeAlone(p *policy.Policy, argv []string, rc runConfig) error {
 	cfg := aloneConfig(p)
 	var ae *landlock.AloneError
 	if err := landlock.CheckAlone(cfg); errors.As(err, &ae) {
-		return sandboxError(ae.Error()+"; the command did not run", ae.Hint())
+		return exit.Sandbox(ae.Error()+"; the command did not run", ae.Hint())
 	} else if err != nil {
-		return sandboxError(err.Error() + "; the command did not run")
+		return exit.Sandbox(err.Error() + "; the command did not run")
 	}
 	rs, err := landlockPlan(p, rc)
 	if err != nil {
@@ -53,9 +54,9 @@ func aloneFailure(err error) error {
 	var abi *landlock.AloneABIError
 	switch {
 	case errors.As(err, &ce):
-		return &exitError{code: ce.Code, msg: ce.Msg}
+		return &exit.Error{Code: ce.Code, Msg: ce.Msg}
 	case errors.As(err, &abi):
-		return sandboxError(abi.Error()+"; the command did not run", abi.Hint())
+		return exit.Sandbox(abi.Error()+"; the command did not run", abi.Hint())
 	}
-	return sandboxError(fmt.Sprintf("--backend landlock: %v; the command did not run", err))
+	return exit.Sandbox(fmt.Sprintf("--backend landlock: %v; the command did not run", err))
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 
+	"github.com/zsandbox/zsandbox/exit"
 	"github.com/zsandbox/zsandbox/policy"
 	"github.com/zsandbox/zsandbox/seatbelt"
 )
@@ -15,7 +16,7 @@ import (
 func execute(p *policy.Policy, argv []string, rc runConfig) error {
 	prof, err := seatbelt.Render(p, p.ProtectedPaths())
 	if err != nil {
-		return sandboxError(err.Error() + "; the command did not run")
+		return exit.Sandbox(err.Error() + "; the command did not run")
 	}
 	out := newOutputs(p, rc.hints)
 	code, err := seatbelt.ExecStdio(prof, argv, p.Env, p.Cwd,
@@ -23,12 +24,12 @@ func execute(p *policy.Policy, argv []string, rc runConfig) error {
 	var setup *seatbelt.SetupError
 	switch {
 	case errors.As(err, &setup):
-		return sandboxError(setup.Error()+"; the command did not run", setup.Hint)
+		return exit.Sandbox(setup.Error()+"; the command did not run", setup.Hint)
 	case errors.Is(err, exec.ErrNotFound):
-		return sandboxError(fmt.Sprintf("%s: command not found", argv[0]))
+		return exit.Sandbox(fmt.Sprintf("%s: command not found", argv[0]))
 	case err != nil:
-		return sandboxError(err.Error())
+		return exit.Sandbox(err.Error())
 	}
 	out.hint(code)
-	return commandStatus(code)
+	return exit.Status(code)
 }

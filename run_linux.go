@@ -6,6 +6,7 @@ import (
 	"os"
 
 	"github.com/zsandbox/zsandbox/bwrap"
+	"github.com/zsandbox/zsandbox/exit"
 	"github.com/zsandbox/zsandbox/landlock"
 	"github.com/zsandbox/zsandbox/policy"
 	"github.com/zsandbox/zsandbox/seccomp"
@@ -19,7 +20,7 @@ func execute(p *policy.Policy, argv []string, rc runConfig) error {
 	case "landlock":
 		return executeAlone(p, argv, rc)
 	case "seatbelt":
-		return sandboxError("--backend seatbelt: sandbox-exec exists only on macOS; the command did not run")
+		return exit.Sandbox("--backend seatbelt: sandbox-exec exists only on macOS; the command did not run")
 	}
 	if err := checkEnterable(p.Cwd); err != nil {
 		return err
@@ -38,14 +39,14 @@ func execute(p *policy.Policy, argv []string, rc runConfig) error {
 	}
 	bin, err := bwrap.Find(os.Getenv("PATH"), p.SystemBinary)
 	if err != nil {
-		return sandboxError(err.Error(),
+		return exit.Sandbox(err.Error(),
 			"install it: apt-get install bubblewrap (Debian/Ubuntu), dnf install bubblewrap (Fedora), pacman -S bubblewrap (Arch)", aloneHint)
 	}
 	if rs.Status != landlock.StatusEnforced {
 		// The stage 2 reports a missing command itself; without it, look
 		// the command up here so it gets 127 and a message, not bwrap's 1.
 		if _, err := bwrap.LookPath(argv[0], envValue(p.Env, "PATH"), p.Cwd); err != nil {
-			return sandboxError(fmt.Sprintf("%s: command not found", argv[0]))
+			return exit.Sandbox(fmt.Sprintf("%s: command not found", argv[0]))
 		}
 	}
 	filter, err := seccompFD(rc, socketRules(p, rs))
@@ -61,15 +62,15 @@ func execute(p *policy.Policy, argv []string, rc runConfig) error {
 	// Before any process starts (the placeholder guard included), so no
 	// descriptor zsandbox inherited reaches one.
 	if err := bwrap.CloseInherited(); err != nil {
-		return sandboxError(err.Error() + "; the command did not run")
+		return exit.Sandbox(err.Error() + "; the command did not run")
 	}
 	ph, err := bwrap.MakePlaceholders(p.Protected)
 	var intr *bwrap.InterruptedError
 	if errors.As(err, &intr) {
-		return &exitError{code: 128 + int(intr.Signal), msg: err.Error() + "; the command did not run"}
+		return &exit.Error{Code: 128 + int(intr.Signal), Msg: err.Error() + "; the command did not run"}
 	}
 	if err != nil {
-		return sandboxError(err.Error() + "; the command did not run")
+		return exit.Sandbox(err.Error() + "; the command did not run")
 	}
 	defer ph.Done()
 	return runBwrap(bin, p, rc, sandboxCommand(p, rc, rs, argv), filter, exe, ph, std)
@@ -79,7 +80,7 @@ func execute(p *policy.Policy, argv []string, rc runConfig) error {
 func runBwrap(bin string, p *policy.Policy, rc runConfig, command []string, filter, exe *os.File, ph *bwrap.Placeholders, std stdio) error {
 	plan := bwrap.Args(p, command, execOptions())
 	if n := len(plan.Args) + len(plan.Command) + 4; n > bwrap.MaxArgs {
-		return usageErrorf("the policy needs %d bwrap arguments, more than bubblewrap accepts (%d): use fewer --writable/--hide paths (for example a common parent)", n, bwrap.MaxArgs)
+		return exit.Usagef("the policy needs %d bwrap arguments, more than bubblewrap accepts (%d): use fewer --writable/--hide paths (for example a common parent)", n, bwrap.MaxArgs)
 	}
 	out := newOutputs(p, rc.hints)
 	out.copyOutputs(std)
@@ -100,10 +101,10 @@ func runBwrap(bin string, p *policy.Policy, rc runConfig, command []string, filt
 		return setupFailure(setup)
 	}
 	if err != nil {
-		return sandboxError(err.Error())
+		return exit.Sandbox(err.Error())
 	}
 	out.hint(code)
-	return commandStatus(code)
+	return exit.Status(code)
 }
 
 // checkLandlock refuses a plan whose fence cannot be applied, before
@@ -114,13 +115,13 @@ func checkLandlock(p *policy.Policy, rc runConfig, rs landlock.Ruleset) error {
 		return nil
 	}
 	if rs.Reason != "" {
-		return sandboxError(rs.Reason+"; the command did not run", landlock.SeccompHint)
+		return exit.Sandbox(rs.Reason+"; the command did not run", landlock.SeccompHint)
 	}
 	var re *landlock.RequireError
 	if err := landlock.Check(landlockConfig(p, rc), rs.ABI); errors.As(err, &re) {
-		return sandboxError(re.Error()+"; the command did not run", re.Hint())
+		return exit.Sandbox(re.Error()+"; the command did not run", re.Hint())
 	}
-	return sandboxError("landlock: refused; the command did not run")
+	return exit.Sandbox("landlock: refused; the command did not run")
 }
 
 // seccompFD compiles the filter into a sealed memfd for bwrap --seccomp.
@@ -131,7 +132,7 @@ func seccompFD(rc runConfig, s seccomp.Sockets) (*os.File, error) {
 	}
 	f, err := seccomp.SealedFD(bpf)
 	if err != nil {
-		return nil, sandboxError("seccomp filter: " + err.Error() + "; the command did not run")
+		return nil, exit.Sandbox("seccomp filter: " + err.Error() + "; the command did not run")
 	}
 	return f, nil
 }
@@ -144,7 +145,7 @@ func openSelf(rs landlock.Ruleset) (*os.File, error) {
 	}
 	f, err := os.Open("/proc/self/exe")
 	if err != nil {
-		return nil, sandboxError("opening zsandbox for the Landlock stage: " + err.Error())
+		return nil, exit.Sandbox("opening zsandbox for the Landlock stage: " + err.Error())
 	}
 	return f, nil
 }
@@ -158,5 +159,5 @@ func setupFailure(err *bwrap.SetupError) error {
 	if len(hints) == 0 {
 		hints = append(hints, "see bwrap's message above; zsandbox doctor checks this host")
 	}
-	return sandboxError(err.Error()+"; the command did not run", append(hints, aloneHint)...)
+	return exit.Sandbox(err.Error()+"; the command did not run", append(hints, aloneHint)...)
 }

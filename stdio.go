@@ -7,6 +7,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/zsandbox/zsandbox/exit"
 	"github.com/zsandbox/zsandbox/policy"
 )
 
@@ -106,12 +107,12 @@ func stdioPlan(s stdStream, fenced, inPlace bool) (streamUse, error) {
 	name := streamNames[s.fd]
 	switch {
 	case s.kind == kindRefused:
-		return 0, usageErrorf("%s is %s: through /proc/self/fd/%d the command could reach what it names, past the sandbox (hidden files included); the command did not run; redirect it (%s/dev/null, or a file)",
+		return 0, exit.Usagef("%s is %s: through /proc/self/fd/%d the command could reach what it names, past the sandbox (hidden files included); the command did not run; redirect it (%s/dev/null, or a file)",
 			name, s.what, s.fd, redirect(s.fd))
 	case s.kind == kindStream:
 		return usePass, nil
 	case inPlace && s.fd == 0 && s.writable:
-		return 0, usageErrorf("stdin is a file open for writing: the command could write it through the descriptor; the command did not run; give it read-only (<, not <>)")
+		return 0, exit.Usagef("stdin is a file open for writing: the command could write it through the descriptor; the command did not run; give it read-only (<, not <>)")
 	case inPlace, s.fd == 0 && fenced && !s.writable:
 		return usePass, nil
 	}

@@ -6,6 +6,8 @@ import (
 	"os"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/zsandbox/zsandbox/exit"
 )
 
 // readStream says what standard descriptor fd is.
@@ -44,7 +46,7 @@ func planStdio(fenced func(stdStream) bool, inPlace bool) (stdio, error) {
 	for fd := range plan {
 		s, err := readStream(fd)
 		if err != nil {
-			return plan, sandboxError(fmt.Sprintf("%s: %v; the command did not run", streamNames[fd], err))
+			return plan, exit.Sandbox(fmt.Sprintf("%s: %v; the command did not run", streamNames[fd], err))
 		}
 		f := fd == 0 && s.kind == kindFile && !inPlace && fenced(s)
 		if plan[fd], err = stdioPlan(s, f, inPlace); err != nil {
@@ -63,7 +65,7 @@ func copyIn(in *os.File, use streamUse) (*os.File, error) {
 	}
 	r, w, err := os.Pipe()
 	if err != nil {
-		return nil, sandboxError("stdin pipe: " + err.Error() + "; the command did not run")
+		return nil, exit.Sandbox("stdin pipe: " + err.Error() + "; the command did not run")
 	}
 	go func() {
 		io.Copy(w, readerOnly{in})

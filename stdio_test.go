@@ -7,6 +7,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/zsandbox/zsandbox/exit"
 	"github.com/zsandbox/zsandbox/policy"
 )
 
@@ -64,9 +65,9 @@ func TestStdioPlan(t *testing.T) {
 	}
 	for _, tc := range tests {
 		got, err := stdioPlan(tc.s, tc.fenced, tc.inPlace)
-		var ee *exitError
+		var ee *exit.Error
 		switch {
-		case tc.err != "" && (!errors.As(err, &ee) || ee.code != exitUsage || !strings.Contains(err.Error(), tc.err)):
+		case tc.err != "" && (!errors.As(err, &ee) || ee.Code != exit.UsageCode || !strings.Contains(err.Error(), tc.err)):
 			t.Errorf("stdioPlan(%s) error = %v, want a usage error containing %q", tc.name, err, tc.err)
 		case tc.err == "" && (err != nil || got != tc.want):
 			t.Errorf("stdioPlan(%s) = %d, %v; want %d", tc.name, got, err, tc.want)
