@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"os/user"
@@ -12,6 +13,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/zsandbox/zsandbox/exit"
+	"github.com/zsandbox/zsandbox/plan"
 	"github.com/zsandbox/zsandbox/policy"
 )
 
@@ -96,6 +98,9 @@ func runExec(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	warnUnixSockets(p, rc)
-	return execute(p, argv, rc)
+	pl := plan.Render(p, argv, rc.Options)
+	for _, w := range pl.Warnings {
+		fmt.Fprintf(os.Stderr, "zsandbox: warning: %s\n", w)
+	}
+	return execute(pl, rc.hints)
 }

@@ -8,7 +8,6 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/zsandbox/zsandbox/denymsg"
-	"github.com/zsandbox/zsandbox/policy"
 )
 
 // outputs is where the command's stdout and stderr go. With hints on, a
@@ -19,19 +18,14 @@ import (
 type outputs struct {
 	stdout, stderr io.Writer
 	rec            *denymsg.Recognizer
-	facts          denymsg.Facts
 }
 
-func newOutputs(p *policy.Policy, hints bool) outputs {
+func newOutputs(facts denymsg.Facts, hints bool) outputs {
 	o := outputs{stdout: os.Stdout, stderr: os.Stderr}
 	if !hints {
 		return o
 	}
-	o.facts = denymsg.Facts{
-		Writable: p.WritablePaths(), Hidden: existingHidden(p), Protected: p.ProtectedPaths(),
-		Purpose: protectedPurposes(p), NetworkDeny: p.Network == policy.NetworkDeny, UnixDeny: !p.UnixSockets, Cwd: p.Cwd,
-	}
-	o.rec = denymsg.New(o.facts)
+	o.rec = denymsg.New(facts)
 	if sameFile(os.Stdout, os.Stderr) && !isTerminal(os.Stdout) {
 		// 2>&1: one writer, so os/exec gives both one pipe and the order
 		// of the command's writes is kept exactly.
@@ -46,27 +40,6 @@ func newOutputs(p *policy.Policy, hints bool) outputs {
 		o.stderr = io.MultiWriter(os.Stderr, o.rec.Stream())
 	}
 	return o
-}
-
-// existingHidden: a hidden path that does not exist is not why a read
-// failed with "No such file or directory".
-func existingHidden(p *policy.Policy) []string {
-	var out []string
-	for _, h := range p.Hidden {
-		if h.Exists {
-			out = append(out, h.Path)
-		}
-	}
-	return out
-}
-
-// protectedPurposes says what each protected path is for.
-func protectedPurposes(p *policy.Policy) map[string]string {
-	out := make(map[string]string, len(p.Protected))
-	for _, pr := range p.Protected {
-		out[pr.Path] = pr.Why
-	}
-	return out
 }
 
 // hint prints the hint lines for a command that ended with status code.

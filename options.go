@@ -7,6 +7,7 @@ import (
 
 	"github.com/zsandbox/zsandbox/exit"
 	"github.com/zsandbox/zsandbox/landlock"
+	"github.com/zsandbox/zsandbox/plan"
 	"github.com/zsandbox/zsandbox/policy"
 )
 
@@ -35,14 +36,11 @@ func policyFlags() []cli.Flag {
 	}
 }
 
-// runConfig is how exec runs, beyond the policy.
+// runConfig is how exec runs, beyond the policy: the plan's options, and
+// whether to print denial hints.
 type runConfig struct {
-	backend        string // "bwrap", "landlock" or "seatbelt"; auto is resolved
-	warn           bool   // print the Landlock-only backend's warning line
-	hints          bool
-	landlock       landlock.Mode
-	landlockABI    int    // the kernel's Landlock ABI, probed once: what the fence is planned for
-	seccompProfile string // a user profile file; "" for the built-in one
+	plan.Options
+	hints bool
 }
 
 // resolve reads host facts and settings and resolves the policy.
@@ -63,21 +61,26 @@ func resolve(c *cli.Context) (*policy.Policy, runConfig, error) {
 	if err != nil {
 		return nil, rc, err
 	}
-	return p, rc, checkInputs(p, c, set, rc)
+	return p, rc, checkInputs(p, c, set, &rc)
 }
 
 // checkInputs refuses the files zsandbox read (settings) or will read
 // (a seccomp profile) and obeys when a sandboxed command could have
 // written them. The default settings file may lie in a writable root
 // (cwd = $HOME): every run hides it and protects it from creation.
-func checkInputs(p *policy.Policy, c *cli.Context, set policy.Settings, rc runConfig) error {
-	if err := p.CheckInput("the settings file", set.Path, c.String("settings") == ""); err != nil {
+func checkInputs(p *policy.Policy, c *cli.Context, set policy.Settings, rc *runConfig) error {
+	err := p.CheckInput("the settings file", set.Path, c.String("settings") == "")
+	if err != nil {
 		return err
 	}
-	if rc.seccompProfile != "" {
-		return p.CheckInput("the seccomp profile", rc.seccompProfile, false)
+	if rc.SeccompProfile == "" {
+		return nil
 	}
-	return nil
+	if err := p.CheckInput("the seccomp profile", rc.SeccompProfile, false); err != nil {
+		return err
+	}
+	rc.UserSeccomp, err = userProfile(rc.SeccompProfile)
+	return err
 }
 
 func runSettings(c *cli.Context, set policy.Settings, host policy.Host) (runConfig, error) {
@@ -90,18 +93,20 @@ func runSettings(c *cli.Context, set policy.Settings, host policy.Host) (runConf
 	default:
 		return rc, exit.Usagef("--hint %q: must be auto or off", h)
 	}
-	if rc.backend, err = parseBackend(pick(c, "backend", set.Backend)); err != nil {
+	if rc.Backend, err = parseBackend(pick(c, "backend", set.Backend)); err != nil {
 		return rc, err
 	}
-	rc.warn = !c.Bool("no-warning")
+	rc.Warn = !c.Bool("no-warning")
 	mode, err := landlock.ParseMode(pick(c, "landlock", set.Landlock))
 	if err != nil {
 		return rc, exit.Usagef("%v", err)
 	}
-	rc.landlock = mode
-	rc.landlockABI = landlock.ABI()
+	rc.Landlock = mode
+	rc.LandlockABI = landlock.ABI()
+	rc.Exe = host.Exe
+	rc.FS = plan.FS{Kind: lstatKind, List: readDirNames}
 	if f := pick(c, "seccomp-profile", set.SeccompProfile); f != "" {
-		if rc.seccompProfile, err = policy.Expand(f, host.Home, host.Cwd); err != nil {
+		if rc.SeccompProfile, err = policy.Expand(f, host.Home, host.Cwd); err != nil {
 			return rc, exit.Usagef("--seccomp-profile: %v", err)
 		}
 	}

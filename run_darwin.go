@@ -7,26 +7,26 @@ import (
 	"os/exec"
 
 	"github.com/zsandbox/zsandbox/exit"
-	"github.com/zsandbox/zsandbox/policy"
+	"github.com/zsandbox/zsandbox/plan"
 	"github.com/zsandbox/zsandbox/seatbelt"
 )
 
-// execute runs argv under p with sandbox-exec. Every failure before the
-// command starts is a sandboxError (127): nothing runs unsandboxed.
-func execute(p *policy.Policy, argv []string, rc runConfig) error {
-	prof, err := seatbelt.Render(p, p.ProtectedPaths())
-	if err != nil {
-		return exit.Sandbox(err.Error() + "; the command did not run")
+// execute applies pl with sandbox-exec. Every failure before the command
+// starts is a sandbox error (127): nothing runs unsandboxed.
+func execute(pl plan.Plan, hints bool) error {
+	if pl.SeatbeltErr != nil {
+		return exit.NotRun(pl.SeatbeltErr.Error())
 	}
-	out := newOutputs(p, rc.hints)
-	code, err := seatbelt.ExecStdio(prof, argv, p.Env, p.Cwd,
+	out := newOutputs(pl.Hint, hints)
+	p := pl.Policy
+	code, err := seatbelt.ExecStdio(pl.Seatbelt, pl.Argv, p.Env, p.Cwd,
 		seatbelt.Stdio{In: os.Stdin, Out: out.stdout, Err: out.stderr})
 	var setup *seatbelt.SetupError
 	switch {
 	case errors.As(err, &setup):
-		return exit.Sandbox(setup.Error()+"; the command did not run", setup.Hint)
+		return exit.NotRun(setup.Error(), setup.Hint)
 	case errors.Is(err, exec.ErrNotFound):
-		return exit.Sandbox(fmt.Sprintf("%s: command not found", argv[0]))
+		return exit.Sandbox(fmt.Sprintf("%s: command not found", pl.Argv[0]))
 	case err != nil:
 		return exit.Sandbox(err.Error())
 	}

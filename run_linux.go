@@ -7,33 +7,28 @@ import (
 
 	"github.com/zsandbox/zsandbox/bwrap"
 	"github.com/zsandbox/zsandbox/exit"
-	"github.com/zsandbox/zsandbox/landlock"
-	"github.com/zsandbox/zsandbox/policy"
+	"github.com/zsandbox/zsandbox/plan"
 	"github.com/zsandbox/zsandbox/seccomp"
 )
 
-// execute runs argv under p with bubblewrap, seccomp and (unless off) the
+// execute applies pl with bubblewrap, seccomp and (unless off) the
 // Landlock stage 2. Every failure before the command starts is a
-// sandboxError (127) or a usage error (2): nothing runs unsandboxed.
-func execute(p *policy.Policy, argv []string, rc runConfig) error {
-	switch rc.backend {
-	case "landlock":
-		return executeAlone(p, argv, rc)
-	case "seatbelt":
-		return exit.Sandbox("--backend seatbelt: sandbox-exec exists only on macOS; the command did not run")
+// sandbox error (127) or a usage error (2): nothing runs unsandboxed.
+func execute(pl plan.Plan, hints bool) error {
+	switch pl.Backend {
+	case plan.Landlock:
+		return executeAlone(pl, hints)
+	case plan.Seatbelt:
+		return exit.NotRun("--backend seatbelt: sandbox-exec exists only on macOS")
 	}
+	p := pl.Policy
 	if err := checkEnterable(p.Cwd); err != nil {
 		return err
 	}
-	rs, err := landlockPlan(p, rc)
-	if err != nil {
-		return err
+	if pl.Refused != nil {
+		return pl.Refused
 	}
-	if err := checkLandlock(p, rc, rs); err != nil {
-		return err
-	}
-	fenced := rs.Status == landlock.StatusEnforced
-	std, err := planStdio(func(s stdStream) bool { return fenced && fencedReopen(s, p) }, false)
+	std, err := planStdio(func(s stdStream) bool { return pl.Fenced() && fencedReopen(s, p) }, false)
 	if err != nil {
 		return err
 	}
@@ -42,19 +37,19 @@ func execute(p *policy.Policy, argv []string, rc runConfig) error {
 		return exit.Sandbox(err.Error(),
 			"install it: apt-get install bubblewrap (Debian/Ubuntu), dnf install bubblewrap (Fedora), pacman -S bubblewrap (Arch)", aloneHint)
 	}
-	if rs.Status != landlock.StatusEnforced {
+	if !pl.Fenced() {
 		// The stage 2 reports a missing command itself; without it, look
 		// the command up here so it gets 127 and a message, not bwrap's 1.
-		if _, err := bwrap.LookPath(argv[0], envValue(p.Env, "PATH"), p.Cwd); err != nil {
-			return exit.Sandbox(fmt.Sprintf("%s: command not found", argv[0]))
+		if _, err := bwrap.LookPath(pl.Argv[0], envValue(p.Env, "PATH"), p.Cwd); err != nil {
+			return exit.Sandbox(fmt.Sprintf("%s: command not found", pl.Argv[0]))
 		}
 	}
-	filter, err := seccompFD(rc, socketRules(p, rs))
+	filter, err := seccompFD(pl.Seccomp)
 	if err != nil {
 		return err
 	}
 	defer filter.Close()
-	exe, err := openSelf(rs)
+	exe, err := openSelf(pl.Fenced())
 	if err != nil {
 		return err
 	}
@@ -62,7 +57,7 @@ func execute(p *policy.Policy, argv []string, rc runConfig) error {
 	// Before any process starts (the placeholder guard included), so no
 	// descriptor zsandbox inherited reaches one.
 	if err := bwrap.CloseInherited(); err != nil {
-		return exit.Sandbox(err.Error() + "; the command did not run")
+		return exit.NotRun(err.Error())
 	}
 	ph, err := bwrap.MakePlaceholders(p.Protected)
 	var intr *bwrap.InterruptedError
@@ -70,19 +65,18 @@ func execute(p *policy.Policy, argv []string, rc runConfig) error {
 		return &exit.Error{Code: 128 + int(intr.Signal), Msg: err.Error() + "; the command did not run"}
 	}
 	if err != nil {
-		return exit.Sandbox(err.Error() + "; the command did not run")
+		return exit.NotRun(err.Error())
 	}
 	defer ph.Done()
-	return runBwrap(bin, p, rc, sandboxCommand(p, rc, rs, argv), filter, exe, ph, std)
+	return runBwrap(bin, pl, hints, filter, exe, ph, std)
 }
 
-// runBwrap runs command (the user's, or the stage 2 in front of it).
-func runBwrap(bin string, p *policy.Policy, rc runConfig, command []string, filter, exe *os.File, ph *bwrap.Placeholders, std stdio) error {
-	plan := bwrap.Args(p, command, execOptions())
-	if n := len(plan.Args) + len(plan.Command) + 4; n > bwrap.MaxArgs {
+// runBwrap runs the plan's command (the user's, or the stage 2 in front of it).
+func runBwrap(bin string, pl plan.Plan, hints bool, filter, exe *os.File, ph *bwrap.Placeholders, std stdio) error {
+	if n := len(pl.Bwrap.Args) + len(pl.Bwrap.Command) + 4; n > bwrap.MaxArgs {
 		return exit.Usagef("the policy needs %d bwrap arguments, more than bubblewrap accepts (%d): use fewer --writable/--hide paths (for example a common parent)", n, bwrap.MaxArgs)
 	}
-	out := newOutputs(p, rc.hints)
+	out := newOutputs(pl.Hint, hints)
 	out.copyOutputs(std)
 	stdin, err := copyIn(os.Stdin, std[0])
 	if err != nil {
@@ -92,7 +86,7 @@ func runBwrap(bin string, p *policy.Policy, rc runConfig, command []string, filt
 		defer stdin.Close() // the copier then stops with EPIPE
 	}
 	code, err := bwrap.Exec(bwrap.Run{
-		Bwrap: bin, Plan: plan, Env: bwrap.HostEnv(p.Env), Seccomp: filter, Exe: exe,
+		Bwrap: bin, Plan: pl.Bwrap, Env: bwrap.HostEnv(pl.Policy.Env), Seccomp: filter, Exe: exe,
 		Stdin: stdin, Stdout: out.stdout, Stderr: out.stderr,
 		Started: ph.Started,
 	})
@@ -107,40 +101,23 @@ func runBwrap(bin string, p *policy.Policy, rc runConfig, command []string, filt
 	return exit.Status(code)
 }
 
-// checkLandlock refuses a plan whose fence cannot be applied, before
-// anything starts: --landlock require on a kernel that cannot meet it, or a
-// seccomp profile that would keep the stage 2 from applying it.
-func checkLandlock(p *policy.Policy, rc runConfig, rs landlock.Ruleset) error {
-	if rs.Status != landlock.StatusRefused {
-		return nil
-	}
-	if rs.Reason != "" {
-		return exit.Sandbox(rs.Reason+"; the command did not run", landlock.SeccompHint)
-	}
-	var re *landlock.RequireError
-	if err := landlock.Check(landlockConfig(p, rc), rs.ABI); errors.As(err, &re) {
-		return exit.Sandbox(re.Error()+"; the command did not run", re.Hint())
-	}
-	return exit.Sandbox("landlock: refused; the command did not run")
-}
-
 // seccompFD compiles the filter into a sealed memfd for bwrap --seccomp.
-func seccompFD(rc runConfig, s seccomp.Sockets) (*os.File, error) {
-	bpf, err := compileSeccomp(rc, s)
+func seccompFD(sc plan.Seccomp) (*os.File, error) {
+	bpf, err := compileSeccomp(sc)
 	if err != nil {
 		return nil, err
 	}
 	f, err := seccomp.SealedFD(bpf)
 	if err != nil {
-		return nil, exit.Sandbox("seccomp filter: " + err.Error() + "; the command did not run")
+		return nil, exit.NotRun("seccomp filter: " + err.Error())
 	}
 	return f, nil
 }
 
 // openSelf opens zsandbox's own binary for the stage 2, which bwrap runs
 // as /proc/self/fd/ExeFD: no path inside the sandbox is needed.
-func openSelf(rs landlock.Ruleset) (*os.File, error) {
-	if rs.Status != landlock.StatusEnforced {
+func openSelf(fenced bool) (*os.File, error) {
+	if !fenced {
 		return nil, nil
 	}
 	f, err := os.Open("/proc/self/exe")
@@ -159,5 +136,5 @@ func setupFailure(err *bwrap.SetupError) error {
 	if len(hints) == 0 {
 		hints = append(hints, "see bwrap's message above; zsandbox doctor checks this host")
 	}
-	return exit.Sandbox(err.Error()+"; the command did not run", append(hints, aloneHint)...)
+	return exit.NotRun(err.Error(), append(hints, aloneHint)...)
 }

@@ -6,10 +6,10 @@ import (
 	"runtime"
 
 	"github.com/zsandbox/zsandbox/exit"
-	"github.com/zsandbox/zsandbox/policy"
+	"github.com/zsandbox/zsandbox/plan"
 )
 
 // execute refuses: this platform has no sandbox backend yet.
-func execute(_ *policy.Policy, _ []string, _ runConfig) error {
-	return exit.Sandbox("no sandbox backend for " + runtime.GOOS + "; the command did not run")
+func execute(plan.Plan, bool) error {
+	return exit.NotRun("no sandbox backend for " + runtime.GOOS)
 }

@@ -4,8 +4,10 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"slices"
@@ -101,8 +103,13 @@ func descriptors(options []string) (files []*os.File, rewind func(), err error) 
 			f, err = os.Open(os.DevNull)
 		case "--bind-fd", "--ro-bind-fd":
 			// The bind source, opened as exec opens it (a path descriptor).
+			// A protected path that does not exist yet gets a placeholder
+			// when exec runs; an empty file stands in for it here.
 			if i+2 < len(options) {
 				f, err = os.OpenFile(options[i+2], unix.O_PATH, 0)
+				if errors.Is(err, fs.ErrNotExist) {
+					f, err = os.OpenFile(os.DevNull, unix.O_PATH, 0)
+				}
 			}
 		case "--args", "--block-fd", "--userns-block-fd", "--sync-fd", "--userns", "--userns2", "--pidns":
 			err = fmt.Errorf("bwrap option %s: not supported by the benchmark", options[i])
