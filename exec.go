@@ -15,6 +15,7 @@ import (
 	"github.com/zsandbox/zsandbox/exit"
 	"github.com/zsandbox/zsandbox/plan"
 	"github.com/zsandbox/zsandbox/policy"
+	"github.com/zsandbox/zsandbox/sandbox"
 )
 
 func execCommand() *cli.Command {
@@ -102,5 +103,5 @@ func runExec(c *cli.Context) error {
 	for _, w := range pl.Warnings {
 		fmt.Fprintf(os.Stderr, "zsandbox: warning: %s\n", w)
 	}
-	return execute(pl, rc.hints)
+	return sandbox.Exec(pl, rc.hints)
 }

@@ -8,7 +8,6 @@ import (
 	"github.com/zsandbox/zsandbox/bwrap"
 	"github.com/zsandbox/zsandbox/exit"
 	"github.com/zsandbox/zsandbox/plan"
-	"github.com/zsandbox/zsandbox/policy"
 )
 
 func explainCommand() *cli.Command {
@@ -76,8 +75,4 @@ func readDirNames(dir string) []string {
 		names[i] = e.Name()
 	}
 	return names
-}
-
-func envValue(env []string, name string) string {
-	return policy.Host{Env: env}.Getenv(name)
 }

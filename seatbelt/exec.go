@@ -10,6 +10,9 @@ import (
 // absolute path, never one found on PATH (a writable root could hold a fake).
 const SandboxExec = "/usr/bin/sandbox-exec"
 
+// WatchdogArg is the argv[1] that makes zsandbox run as the watchdog.
+const WatchdogArg = "__watchdog"
+
 // ErrUnsupported is wrapped by the SetupError Exec returns off macOS.
 var ErrUnsupported = errors.New("sandbox-exec is only available on macOS")
 

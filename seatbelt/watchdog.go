@@ -12,9 +12,6 @@ import (
 	"time"
 )
 
-// WatchdogArg is the argv[1] that makes zsandbox run as the watchdog.
-const WatchdogArg = "__watchdog"
-
 // watchdogPoll is how often the watchdog looks for its parent.
 const watchdogPoll = 50 * time.Millisecond
 

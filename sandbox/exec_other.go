@@ -1,6 +1,6 @@
 //go:build !linux && !darwin
 
-package main
+package sandbox
 
 import (
 	"runtime"
@@ -10,6 +10,6 @@ import (
 )
 
 // execute refuses: this platform has no sandbox backend yet.
-func execute(plan.Plan, bool) error {
+func Exec(plan.Plan, bool) error {
 	return exit.NotRun("no sandbox backend for " + runtime.GOOS)
 }

@@ -1,4 +1,4 @@
-package main
+package sandbox
 
 import (
 	"errors"
@@ -8,13 +8,14 @@ import (
 	"github.com/zsandbox/zsandbox/bwrap"
 	"github.com/zsandbox/zsandbox/exit"
 	"github.com/zsandbox/zsandbox/plan"
+	"github.com/zsandbox/zsandbox/policy"
 	"github.com/zsandbox/zsandbox/seccomp"
 )
 
 // execute applies pl with bubblewrap, seccomp and (unless off) the
 // Landlock stage 2. Every failure before the command starts is a
 // sandbox error (127) or a usage error (2): nothing runs unsandboxed.
-func execute(pl plan.Plan, hints bool) error {
+func Exec(pl plan.Plan, hints bool) error {
 	switch pl.Backend {
 	case plan.Landlock:
 		return executeAlone(pl, hints)
@@ -137,4 +138,8 @@ func setupFailure(err *bwrap.SetupError) error {
 		hints = append(hints, "see bwrap's message above; zsandbox doctor checks this host")
 	}
 	return exit.NotRun(err.Error(), append(hints, aloneHint)...)
+}
+
+func envValue(env []string, name string) string {
+	return policy.Host{Env: env}.Getenv(name)
 }

@@ -1,4 +1,4 @@
-package main
+package sandbox
 
 // searchable reports whether a process with uid and groups, and no
 // capabilities, may search a directory with mode perm owned by owner and

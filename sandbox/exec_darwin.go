@@ -1,4 +1,4 @@
-package main
+package sandbox
 
 import (
 	"errors"
@@ -13,7 +13,7 @@ import (
 
 // execute applies pl with sandbox-exec. Every failure before the command
 // starts is a sandbox error (127): nothing runs unsandboxed.
-func execute(pl plan.Plan, hints bool) error {
+func Exec(pl plan.Plan, hints bool) error {
 	if pl.SeatbeltErr != nil {
 		return exit.NotRun(pl.SeatbeltErr.Error())
 	}

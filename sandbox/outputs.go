@@ -1,4 +1,6 @@
-package main
+//go:build linux || darwin
+
+package sandbox
 
 import (
 	"fmt"
