@@ -86,13 +86,15 @@ func seccompCheck() check {
 
 func landlockCheck() check {
 	abi := landlock.ABI()
+	// What --landlock require needs for the default policy.
+	need := landlock.RequiredABI(landlock.Config{NetworkDeny: true})
 	switch {
 	case abi == 0:
 		return check{Name: "landlock", Detail: "not available: --landlock auto runs without it, --landlock require refuses",
-			Fix: "a kernel ≥ 6.7 with CONFIG_SECURITY_LANDLOCK and landlock in the lsm= boot list"}
-	case abi < 6:
-		return check{Name: "landlock", Detail: fmt.Sprintf("ABI %d: auto enforces what it can; require needs ABI 6", abi),
-			Fix: "a kernel ≥ 6.12 for signal and abstract-socket scoping"}
+			Fix: "a kernel ≥ " + landlock.KernelFor(1) + " with CONFIG_SECURITY_LANDLOCK and landlock in the lsm= boot list"}
+	case abi < need:
+		return check{Name: "landlock", Detail: fmt.Sprintf("ABI %d: auto enforces what it can; require needs ABI %d", abi, need),
+			Fix: "a kernel ≥ " + landlock.KernelFor(need) + " for signal and abstract-socket scoping"}
 	}
 	if abi < 9 {
 		return check{Name: "landlock", OK: true, Detail: fmt.Sprintf("ABI %d; below ABI 9 the kernel cannot tell the command's own "+

@@ -114,7 +114,7 @@ func (e *AloneABIError) Error() string {
 // Hint says how to get Landlock, or how to do without it.
 func (e *AloneABIError) Hint() string {
 	return fmt.Sprintf("Landlock ABI %d needs Linux %s or newer with landlock in the lsm= boot parameter; or use --backend bwrap where user namespaces work",
-		AloneMinABI, kernelFor(AloneMinABI))
+		AloneMinABI, KernelFor(AloneMinABI))
 }
 
 // CommandError is a command that could not be executed: Code is 127 when

@@ -269,19 +269,10 @@ func (e *RequireError) Error() string {
 // Hint says how to get the fence, or how to do without it.
 func (e *RequireError) Hint() string {
 	if e.ABI == 0 {
-		return "Landlock needs Linux 5.13 or newer with landlock in the lsm= boot parameter (see /sys/kernel/security/lsm); or use --landlock auto to run with bubblewrap alone"
+		return "Landlock needs Linux "+KernelFor(1)+" or newer with landlock in the lsm= boot parameter (see /sys/kernel/security/lsm); or use --landlock auto to run with bubblewrap alone"
 	}
 	return fmt.Sprintf("Landlock ABI %d needs Linux %s or newer; or use --landlock auto to enforce what ABI %d can",
-		e.Need, kernelFor(e.Need), e.ABI)
-}
-
-// kernelFor is the first mainline Linux release with a Landlock ABI.
-func kernelFor(abi int) string {
-	releases := []string{1: "5.13", 2: "5.19", 3: "6.2", 4: "6.7", 5: "6.10", 6: "6.12", 7: "6.15"}
-	if abi > 0 && abi < len(releases) {
-		return releases[abi]
-	}
-	return "a release with Landlock ABI " + fmt.Sprint(abi)
+		e.Need, KernelFor(e.Need), e.ABI)
 }
 
 // Lines describes the ruleset for explain, one fact per line.
