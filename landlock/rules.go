@@ -269,7 +269,7 @@ func (e *RequireError) Error() string {
 // Hint says how to get the fence, or how to do without it.
 func (e *RequireError) Hint() string {
 	if e.ABI == 0 {
-		return "Landlock needs Linux "+KernelFor(1)+" or newer with landlock in the lsm= boot parameter (see /sys/kernel/security/lsm); or use --landlock auto to run with bubblewrap alone"
+		return "Landlock needs Linux " + KernelFor(1) + " or newer with landlock in the lsm= boot parameter (see /sys/kernel/security/lsm); or use --landlock auto to run with bubblewrap alone"
 	}
 	return fmt.Sprintf("Landlock ABI %d needs Linux %s or newer; or use --landlock auto to enforce what ABI %d can",
 		e.Need, KernelFor(e.Need), e.ABI)
