@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"errors"
+	"runtime"
 
 	"github.com/zsandbox/zsandbox/exit"
 	"github.com/zsandbox/zsandbox/plan"
@@ -23,6 +24,10 @@ func compileSeccomp(sc plan.Seccomp) ([]byte, error) {
 	}
 	bpf, err := seccomp.Compile(seccomp.WithSockets(prof, sc.Sockets))
 	var pe *seccomp.ProfileError
+	if errors.Is(err, seccomp.ErrUnsupported) {
+		return nil, exit.NotRun("seccomp filter: this zsandbox was built without cgo, so it cannot compile a profile (only the built-in program for "+runtime.GOARCH+" is in it)",
+			"drop --seccomp-profile, or use a build with cgo and libseccomp (scripts/build.sh)")
+	}
 	if errors.As(err, &pe) {
 		return nil, exit.Usagef("%v", pe)
 	}
