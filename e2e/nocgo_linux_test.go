@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -22,15 +21,10 @@ func noCgoZsandbox(t *testing.T) string {
 	t.Helper()
 	noCgoOnce.Do(func() {
 		noCgoBin = filepath.Join(toolDir, "zsandbox-nocgo")
-		cmd := exec.Command("go", "build", "-tags", "urfave_cli_no_docs", "-o", noCgoBin, "..")
-		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-		if b, err := cmd.CombinedOutput(); err != nil {
-			noCgoErr = err
-			t.Logf("%s", b)
-		}
+		noCgoErr = goBuildCgo(noCgoBin, "..", "0")
 	})
 	if noCgoErr != nil {
-		t.Fatalf("go build CGO_ENABLED=0: %v", noCgoErr)
+		t.Fatal(noCgoErr)
 	}
 	return noCgoBin
 }
