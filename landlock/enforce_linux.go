@@ -50,18 +50,30 @@ func enforce(c Config, allThreads bool) (int, error) {
 		return 0, err
 	}
 	rs := Rules(c, c.ABI)
+	if err := apply(rs, allThreads); err != nil || rs.Status != StatusEnforced {
+		return 0, err
+	}
+	return rs.ABI, nil
+}
+
+// apply restricts the calling thread (all threads if allThreads and Go
+// allows it) with rs exactly: nothing when it is not enforced, and a
+// *PlannedError, restricting nothing, when the kernel this process sees
+// offers less than the ABI rs was planned for (a seccomp filter refusing
+// the Landlock calls). It is all the stage 2 does with the plan.
+func apply(rs Ruleset, allThreads bool) error {
 	if rs.Status != StatusEnforced {
-		return 0, nil
+		return nil
 	}
 	if abi := ABI(); abi < rs.ABI {
-		return 0, &PlannedError{Planned: rs.ABI, ABI: abi}
+		return &PlannedError{Planned: rs.ABI, ABI: abi}
 	}
 	fd, err := rulesetFD(rs)
 	if err != nil {
-		return 0, err
+		return err
 	}
 	defer unix.Close(fd)
-	return rs.ABI, restrictSelf(fd, allThreads)
+	return restrictSelf(fd, allThreads)
 }
 
 // rulesetAttr is struct landlock_ruleset_attr up to the scoped field; the

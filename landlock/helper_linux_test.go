@@ -24,15 +24,20 @@ func runHelper(name string, args []string) int {
 	return fatalf("unknown helper %q", name)
 }
 
-// probeHelper enforces the Config in args and tries each probe after "--".
-// Every probe runs on this goroutine, which Enforce locked to the restricted
-// thread, with raw system calls, so nothing hops to another thread.
+// probeHelper applies the Ruleset in args (as the stage 2 reads it) on
+// every thread and tries each probe after "--". Every probe runs on this
+// goroutine, which apply locked to the restricted thread, with raw system
+// calls, so nothing hops to another thread.
 func probeHelper(args []string) int {
-	c, probes, err := ParseArgs(args)
+	rs, probes, err := ParseArgs(args)
 	if err != nil {
 		return fatalf("%v", err)
 	}
-	abi, err := Enforce(c)
+	err = apply(rs, true)
+	abi := 0
+	if err == nil && rs.Status == StatusEnforced {
+		abi = rs.ABI
+	}
 	fmt.Printf("abi -> %d\n", abi)
 	if err != nil {
 		fmt.Printf("enforce -> %v\n", err)

@@ -65,25 +65,13 @@ func withCArgs(args []string, f func(n C.int, argv **C.char)) {
 }
 
 // cParseArgs is the C stage 2's ParseArgs on the arguments after
-// Stage2Arg: a description of the Config (see describeParse), or the
+// Stage2Arg: a description of the Ruleset (see describeParse), or the
 // error message.
 func cParseArgs(args []string) (desc string, ok bool) {
 	withCArgs(args, func(n C.int, argv **C.char) {
 		var p *C.char
 		var l C.size_t
 		ok = C.zs_test_parse(n, argv, &p, &l) != 0
-		desc = takeC(p, l)
-	})
-	return desc, ok
-}
-
-// cRules is the C stage 2's plan for the arguments after Stage2Arg, at
-// the ABI they carry (see describeRules).
-func cRules(args []string) (desc string, ok bool) {
-	withCArgs(args, func(n C.int, argv **C.char) {
-		var p *C.char
-		var l C.size_t
-		ok = C.zs_test_rules(n, argv, &p, &l) != 0
 		desc = takeC(p, l)
 	})
 	return desc, ok

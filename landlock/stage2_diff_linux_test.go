@@ -273,7 +273,12 @@ func listFiles(f *fixture) string {
 }
 
 func stage2DiffCases(t *testing.T) []diffCase {
-	planned := "abi=" + strconv.Itoa(hostABI)
+	// planned is the head of the ruleset planned for this kernel (with
+	// read and execute everywhere), and root
+	// the rule of a writable root, for hand-written stage-2 lines.
+	planned := []string{"abi=" + strconv.Itoa(hostABI), "fs=" + hexText(uint64(fsAt(hostABI))),
+		"net=" + hexText(uint64(netAt(hostABI))), "scope=" + hexText(uint64(scopeAt(hostABI))), "rule=d,,/"}
+	root := func(path string) string { return "rule=" + hexText(uint64(fsAt(hostABI))) + ",e," + path }
 	auto := func(f *fixture) Config {
 		return Config{ABI: hostABI, Mode: ModeAuto, Writable: []string{f.root}, NetworkDeny: true}
 	}
@@ -372,21 +377,39 @@ func stage2DiffCases(t *testing.T) []diffCase {
 		{name: "arguments pass through", spec: cmd("sh", "-c", `printf '[%s]' "$@"`, "sh", "--", "", "landlock=off", "a\nb", "\xff"), check: want(0, "[--][][landlock=off][a\nb][\xff]", "")},
 
 		// Malformed stage-2 lines: nothing runs.
-		{name: "bad: no network", effects: listFiles, spec: raw("landlock=auto", "abi=7", "--", "touch", "$BASE/root/ran"), check: want(127, "", "zsandbox: error: stage 2: no network= argument; the command did not run\n")},
-		{name: "bad: no --", spec: raw("landlock=auto", "network=deny", "true")},
-		{name: "bad: no command", spec: raw("landlock=auto", "network=deny", "--")},
+		{name: "bad: no net", effects: listFiles, spec: raw("abi=7", "fs=1", "--", "touch", "$BASE/root/ran"), check: want(127, "", "zsandbox: error: stage 2: no net= argument; the command did not run\n")},
+		{name: "bad: no --", spec: raw(append(planned, "true")...)},
+		{name: "bad: no command", spec: raw(append(planned, "--")...)},
 		{name: "bad: nothing", spec: raw()},
-		{name: "bad: mode", spec: raw("landlock=maybe\xff\u200b\"", "network=deny", "--", "true")},
-		{name: "bad: empty mode", spec: raw("landlock=", "network=deny", "--", "true")},
-		{name: "bad: mode twice", spec: raw("landlock=off", "landlock=off", "network=deny", "--", "true")},
-		{name: "bad: network", spec: raw("landlock=auto", "network=\tdeny", "--", "true")},
-		{name: "bad: network twice", spec: raw("landlock=auto", "network=deny", "network=deny", "--", "true")},
-		{name: "bad: relative root", spec: raw("landlock=auto", "network=deny", "writable=\xc0\x80rel\U0001F600", "--", "true")},
-		{name: "bad: unknown", spec: raw("landlock=auto", "network=deny", "hide=/x\\y", "--", "true")},
+		{name: "bad: old format", spec: raw("landlock=auto", "abi=7", "network=deny", "unix=deny", "--", "true")},
+		{name: "bad: refused plan", spec: raw("refused", "--", "true")},
+		{name: "bad: abi", spec: raw("abi=7\xff\u200b\"", "fs=1", "net=0", "scope=0", "--", "true")},
+		{name: "bad: fs twice", spec: raw("abi=7", "fs=1", "fs=1", "net=0", "scope=0", "--", "true")},
+		{name: "bad: fs not hex", spec: raw("abi=7", "fs=0x1", "net=0", "scope=0", "--", "true")},
+		{name: "bad: fs upper case", spec: raw("abi=7", "fs=FF", "net=0", "scope=0", "--", "true")},
+		{name: "bad: net too long", spec: raw("abi=7", "fs=1", "net=00000000000000001", "scope=0", "--", "true")},
+		{name: "bad: scope empty", spec: raw("abi=7", "fs=1", "net=0", "scope=", "--", "true")},
+		{name: "bad: abi 0 with rules", spec: raw("abi=0", "fs=0", "net=0", "scope=0", "rule=1,,/", "--", "true")},
+		{name: "bad: abi 0 with rights", spec: raw("abi=0", "fs=1", "net=0", "scope=0", "--", "true")},
+		{name: "bad: relative rule", spec: raw(append(planned, "rule=7,e,\xc0\x80rel\U0001F600", "--", "true")...)},
+		{name: "bad: rule flags", spec: raw(append(planned, "rule=7,ie,/tmp", "--", "true")...)},
+		{name: "bad: rule without flags", spec: raw(append(planned, "rule=7,/tmp", "--", "true")...)},
+		{name: "bad: rule access", spec: raw(append(planned, "rule=,e,/tmp", "--", "true")...)},
+		{name: "bad: unknown", spec: raw(append(planned, "hide=/x\\y", "--", "true")...)},
 		// Building the fence.
-		{name: "missing writable root", spec: raw("landlock=auto", "network=deny", planned, "unix=deny", "writable=$BASE/missing\n\xff\u200b", "--", "true"),
+		{name: "missing writable root", spec: raw(append(planned, root("$BASE/missing\n\xff\u200b"), "--", "true")...),
 			check: want(127, "", "zsandbox: error: landlock: landlock rule for \"$BASE/missing\\x0a\\xff\\xe2\\x80\\x8b\": no such file or directory; the command did not run\n")},
-		{name: "writable root in an unsearchable directory", setup: tools, spec: raw("landlock=auto", "network=deny", planned, "unix=deny", "writable=$BASE/locked/sub", "--", "true"),
+		{name: "missing if-exists rule is skipped", spec: raw(append(planned, "rule=7,i,$BASE/missing", "--", "true")...), check: want(0, "", "")},
+		{name: "no-follow rule on a symlink grants nothing", effects: listFiles, setup: func(f *fixture) {
+			os.Symlink(f.outside, f.root+"/link")
+		}, spec: raw(append(planned, "rule="+hexText(uint64(fsAt(hostABI)))+",n,$BASE/root/link", "--", "sh", "-c", "echo x > $BASE/outside/out")...),
+			check: func(t *testing.T, f *fixture, r result) {
+				if r.code == 0 {
+					t.Errorf("the write through the link succeeded: %s", r.stderr)
+				}
+				mustNotExist(t, f.outside+"/out")
+			}},
+		{name: "writable root in an unsearchable directory", setup: tools, spec: raw(append(planned, root("$BASE/locked/sub"), "--", "true")...),
 			check: func(t *testing.T, f *fixture, r result) {
 				if f.id.uid == 0 {
 					want(0, "", "")(t, f, r)
@@ -395,12 +418,12 @@ func stage2DiffCases(t *testing.T) []diffCase {
 				}
 			}},
 		{name: "roots that are files, devices, / and repeated", effects: listFiles, setup: func(f *fixture) { f.write(f.root+"/file", "old\n") }, spec: raw(
-			"landlock=require", "network=deny", planned, "unix=deny", "writable=$BASE/root/file", "writable=/dev/null", "writable=/", "writable=$BASE/root", "writable=$BASE/root",
-			"--", "sh", "-c", "echo new > $BASE/root/file && echo ok")},
+			append(planned, root("$BASE/root/file"), root("/dev/null"), "rule=d,,/", root("$BASE/root"), root("$BASE/root"), "rule=d,,/",
+				"--", "sh", "-c", "echo new > $BASE/root/file && echo ok")...)},
 		{name: "a root that became a symlink (a swap) refuses", effects: listFiles, setup: func(f *fixture) {
 			f.mkdir(f.root + "/real")
 			os.Symlink(f.root+"/real", f.root+"/swapped")
-		}, spec: raw("landlock=require", "network=deny", planned, "unix=deny", "writable=$BASE/root/swapped", "--", "sh", "-c", "echo x > $BASE/root/real/f")},
+		}, spec: raw(append(planned, root("$BASE/root/swapped"), "--", "sh", "-c", "echo x > $BASE/root/real/f")...)},
 		{name: "many roots", effects: listFiles, setup: func(f *fixture) {
 			for i := range 100 {
 				f.mkdir(f.root + "/d" + strconv.Itoa(i))
@@ -460,13 +483,15 @@ func stage2DiffCases(t *testing.T) []diffCase {
 	}
 	if _, err := exec.LookPath("bwrap"); err == nil && ABI() >= 6 {
 		cases = append(cases,
-			diffCase{name: "bwrap: require planned without Landlock", extra: func(t *testing.T) []*os.File {
+			// A refused plan (require without Landlock) never reaches a
+			// stage 2 (the parent refuses, see plan.Render); if it did, it
+			// would run nothing.
+			diffCase{name: "bwrap: a refused plan runs nothing", extra: func(t *testing.T) []*os.File {
 				return []*os.File{errnoFilter(t, unix.SYS_LANDLOCK_CREATE_RULESET, unix.ENOSYS)}
 			}, effects: listFiles, spec: func(f *fixture, s string) preExec {
 				c := Config{Mode: ModeRequire, Writable: []string{f.root}, NetworkDeny: true}
 				return preExec{Argv: bwrap(f, true, c, s, "touch", f.root+"/ran")}
-			}, check: want(127, "", "zsandbox: error: --landlock require: this kernel has no Landlock; the command did not run\n"+
-				"zsandbox: hint: Landlock needs Linux 5.13 or newer with landlock in the lsm= boot parameter (see /sys/kernel/security/lsm); or use --landlock auto to run with bubblewrap alone\n")},
+			}, check: want(127, "", "zsandbox: error: stage 2: unknown argument \"refused\"; the command did not run\n")},
 			// The parent planned Landlock; a filter hides it from the
 			// stage 2, which must refuse rather than run without it.
 			diffCase{name: "bwrap: auto planned, Landlock hidden by a filter", extra: func(t *testing.T) []*os.File {

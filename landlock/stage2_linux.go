@@ -5,6 +5,7 @@ package landlock
 import (
 	"errors"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -13,7 +14,9 @@ import (
 )
 
 // Stage2 is zsandbox's second stage: args are the arguments after
-// Stage2Arg. It restricts the process, marks every descriptor above stderr
+// Stage2Arg, the Ruleset the parent planned (see Ruleset.Args). It
+// restricts the process with exactly that (or exits 127 when the kernel it
+// sees cannot enforce it), marks every descriptor above stderr
 // close-on-exec (the one the binary was executed from included) and
 // execve's the command, looked up on the process's PATH like execvp does.
 // It never returns: when the command cannot run it prints a
@@ -32,20 +35,16 @@ import (
 // in what the Go runtime changed before Stage2 runs (see stage2_linux.c's
 // stage2); none of it bears on the sandbox.
 func Stage2(args []string) {
-	c, argv, err := ParseArgs(args)
+	rs, argv, err := ParseArgs(args)
 	if err != nil {
 		die(127, err.Error()+"; the command did not run", "")
 	}
 	// Only this thread needs the domain: everything from here to execve runs
-	// on it (Enforce locks it), and execve keeps only this thread. Skipping
+	// on it (apply locks it), and execve keeps only this thread. Skipping
 	// the all-threads call saves a stop-the-world in a cgo-free build.
-	if _, err := enforce(c, false); err != nil {
-		var re *RequireError
+	if err := apply(rs, false); err != nil {
 		var pe *PlannedError
-		switch {
-		case errors.As(err, &re):
-			die(127, re.Error()+"; the command did not run", re.Hint())
-		case errors.As(err, &pe):
+		if errors.As(err, &pe) {
 			die(127, pe.Error()+"; the command did not run", pe.Hint())
 		}
 		die(127, "landlock: "+errMessage(err)+"; the command did not run", "")
@@ -57,13 +56,16 @@ func Stage2(args []string) {
 	die(code, msg, "")
 }
 
-// errText is an errno's text in stage 2's messages: Go's for the errnos
-// stage 2 reports, "errno N" for any other, so that the C stage 2 needs no
-// table of every errno's text. (Go's texts are the same on amd64 and arm64.)
+// stage2Errnos are the errnos stage 2 spells by Go's text; any other is
+// "errno N", so that the C stage 2 needs no table of every errno's text
+// (it gets these from the generated stage2_consts_linux.h). Go's texts and
+// these numbers are the same on amd64 and arm64.
+var stage2Errnos = []syscall.Errno{unix.EPERM, unix.ENOENT, unix.E2BIG, unix.ENOEXEC, unix.ENOMEM, unix.EACCES,
+	unix.ETXTBSY, unix.ENOTDIR, unix.EISDIR, unix.ENAMETOOLONG, unix.ENOSYS, unix.ELOOP}
+
+// errText is an errno's text in stage 2's messages.
 func errText(e syscall.Errno) string {
-	switch e {
-	case unix.EPERM, unix.ENOENT, unix.E2BIG, unix.ENOEXEC, unix.ENOMEM, unix.EACCES, unix.ETXTBSY,
-		unix.ENOTDIR, unix.EISDIR, unix.ENAMETOOLONG, unix.ENOSYS, unix.ELOOP:
+	if slices.Contains(stage2Errnos, e) {
 		return e.Error()
 	}
 	return "errno " + strconv.Itoa(int(e))

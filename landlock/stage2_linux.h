@@ -19,10 +19,6 @@ void zs_test_quote(const char *s, char **out, size_t *outlen);
 void zs_test_errno(int e, char **out, size_t *outlen);
 
 // zs_test_parse parses the stage-2 arguments args[:n] (args[n] is NULL) and
-// returns 1 and a description of the Config, or 0 and the error message.
+// returns 1 and a description of the Ruleset (see describeParse), or 0 and
+// the error message.
 int zs_test_parse(int n, char **args, char **out, size_t *outlen);
-
-// zs_test_rules parses args as zs_test_parse does and describes the plan
-// for the ABI they carry: what Rules and Check return. It returns 0 when
-// the arguments do not parse.
-int zs_test_rules(int n, char **args, char **out, size_t *outlen);

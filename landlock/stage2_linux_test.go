@@ -84,8 +84,8 @@ func TestStage2UnsetPath(t *testing.T) {
 func TestStage2BadArgs(t *testing.T) {
 	f := newFixture(t, identity{name: "self", uid: os.Geteuid(), gid: os.Getegid()})
 	marker := filepath.Join(f.root, "ran")
-	r := run(t, f.command(testBinary(t), []string{Stage2Arg, "landlock=auto", "abi=7", "--", "touch", marker}))
-	want := "zsandbox: error: stage 2: no network= argument; the command did not run\n"
+	r := run(t, f.command(testBinary(t), []string{Stage2Arg, "abi=7", "fs=1", "--", "touch", marker}))
+	want := "zsandbox: error: stage 2: no net= argument; the command did not run\n"
 	if r.code != 127 || r.stderr != want {
 		t.Errorf("exit %d, stderr %q; want 127, %q", r.code, r.stderr, want)
 	}
@@ -330,9 +330,10 @@ func enosysFilter(t *testing.T) *os.File {
 
 // TestStage2Argv: the argv the runner builds is what stage 2 reads.
 func TestStage2Argv(t *testing.T) {
-	c := Config{ABI: hostABI, Mode: ModeRequire, Writable: []string{"/a b"}, NetworkDeny: true}
+	c := Config{ABI: 4, Mode: ModeAuto, Writable: []string{"/a b"}, NetworkDeny: true}
 	got := strings.Join(c.Command("/proc/self/fd/5", []string{"go", "test"}), "|")
-	want := "/proc/self/fd/5|__stage2|landlock=require|abi=" + strconv.Itoa(hostABI) + "|network=deny|unix=deny|writable=/a b|--|go|test"
+	want := "/proc/self/fd/5|__stage2|abi=4|fs=7fff|net=3|scope=0|rule=d,,/|rule=7fff,e,/a b|rule=4002,i,/dev/null|rule=4002,i,/dev/zero|" +
+		"rule=4002,i,/dev/full|rule=4002,i,/dev/tty|rule=4002,i,/dev/ptmx|rule=4002,i,/dev/pts|rule=7fff,i,/dev/shm|--|go|test"
 	if got != want {
 		t.Errorf("Command = %q, want %q", got, want)
 	}

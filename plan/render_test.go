@@ -2,6 +2,7 @@ package plan
 
 import (
 	"errors"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -36,12 +37,8 @@ func TestRenderStage2(t *testing.T) {
 		sockets seccomp.Sockets
 		gaps    int
 	}{
-		{"abi 9 fences unix sockets", 9, landlock.ModeAuto,
-			[]string{"/proc/self/fd/6", "__stage2", "landlock=auto", "abi=9", "network=deny", "unix=deny", "writable=/proj", "writable=/tmp", "--", "go", "test"},
-			Unix{Fence: "landlock"}, seccomp.Sockets{Network: true}, 0},
-		{"abi 6 leaves them to seccomp", 6, landlock.ModeAuto,
-			[]string{"/proc/self/fd/6", "__stage2", "landlock=auto", "abi=6", "network=deny", "unix=deny", "writable=/proj", "writable=/tmp", "--", "go", "test"},
-			Unix{Fence: "seccomp"}, seccomp.Sockets{Network: true, Unix: true}, 0},
+		{"abi 9 fences unix sockets", 9, landlock.ModeAuto, stage2(9, argv), Unix{Fence: "landlock"}, seccomp.Sockets{Network: true}, 0},
+		{"abi 6 leaves them to seccomp", 6, landlock.ModeAuto, stage2(6, argv), Unix{Fence: "seccomp"}, seccomp.Sockets{Network: true, Unix: true}, 0},
 		{"off runs the command itself", 9, landlock.ModeOff, argv, Unix{Fence: "seccomp"}, seccomp.Sockets{Network: true, Unix: true}, 1},
 		{"no Landlock runs the command itself", 0, landlock.ModeAuto, argv, Unix{Fence: "seccomp"}, seccomp.Sockets{Network: true, Unix: true}, 1},
 	}
@@ -57,6 +54,13 @@ func TestRenderStage2(t *testing.T) {
 			t.Errorf("Render(%s): unix %+v sockets %+v gaps %q", tc.name, pl.Unix, pl.Seccomp.Sockets, pl.Gaps)
 		}
 	}
+}
+
+// stage2 is the stage-2 line for the test policy at abi: zsandbox by
+// descriptor, then the ruleset the parent planned, as numbers.
+func stage2(abi int, argv []string) []string {
+	rs := landlock.Rules(landlock.Config{Mode: landlock.ModeAuto, ABI: abi, Writable: []string{"/proj", "/tmp"}, NetworkDeny: true}, abi)
+	return append([]string{"/proc/self/fd/6", "__stage2", "abi=" + strconv.Itoa(abi)}, append(rs.Args()[1:], append([]string{"--"}, argv...)...)...)
 }
 
 // TestRenderRefusesWhatStage2CannotApply: the divergence of issue 15. A
