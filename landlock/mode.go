@@ -11,10 +11,11 @@
 // applied by a tiny "stage 2", which enforces that plan exactly or refuses
 // to run (PlannedError): bwrap runs the zsandbox binary itself as
 //
-//	zsandbox __stage2 CONFIG... -- COMMAND [ARG...]
+//	zsandbox __stage2 RULESET... -- COMMAND [ARG...]
 //
-// (see Config.Command), and Stage2 restricts itself with Enforce, closes
-// every inherited descriptor above stderr and execve's the command. In
+// (see Ruleset.Command: the ruleset as exact numbers), and Stage2
+// restricts itself with it, closes every inherited descriptor above stderr
+// and execve's the command. The stage 2 plans nothing. In
 // builds with cgo, stage2_linux.c does exactly that in C before the Go
 // runtime starts, which saves most of stage 2's cost.
 //
