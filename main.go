@@ -22,6 +22,8 @@ func main() {
 		switch os.Args[1] {
 		case landlock.Stage2Arg:
 			landlock.Stage2(os.Args[2:])
+		case landlock.AloneArg:
+			landlock.Alone(os.Args[2:])
 		case bwrap.GuardArg:
 			bwrap.Guard(os.Args[2:])
 		case seatbelt.WatchdogArg:

@@ -44,8 +44,9 @@ func (e *SetupError) Error() string {
 	return fmt.Sprintf("bubblewrap could not set up the sandbox (bwrap exit status %d)", e.Status)
 }
 
-// forwarded are the signals zsandbox passes on to the command.
-var forwarded = []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT}
+// Forwarded are the signals zsandbox passes on to the command (every
+// backend).
+var Forwarded = []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT}
 
 // Exec runs the plan and returns the command's exit status (128+N when it
 // died of signal N), or a *SetupError when bwrap failed before the command.
@@ -69,7 +70,7 @@ func Exec(r Run) (int, error) {
 		SysProcAttr: &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Setpgid: true},
 	}
 	sigs := make(chan os.Signal, 8)
-	signal.Notify(sigs, forwarded...)
+	signal.Notify(sigs, Forwarded...)
 	defer signal.Stop(sigs)
 	runtime.LockOSThread() // Pdeathsig follows the thread that forked bwrap
 	defer runtime.UnlockOSThread()

@@ -50,7 +50,7 @@ type Placeholders struct {
 // after the clean-up.
 func MakePlaceholders(prot []policy.Protected) (*Placeholders, error) {
 	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, forwarded...)
+	signal.Notify(sigs, Forwarded...)
 	defer signal.Stop(sigs)
 	ph := &Placeholders{}
 	for _, pr := range prot {

@@ -30,6 +30,10 @@ import (
 //
 // What it cannot do is listed by AloneGaps.
 
+// AloneArg is the argv[1] that makes zsandbox run as the confined child of
+// the Landlock-only backend (see Alone).
+const AloneArg = "__alone"
+
 // AloneMinABI is the Landlock ABI the backend needs: signal and abstract
 // unix socket scoping (Linux 6.12). There is no downgrade: without them
 // nothing would stop the command signalling the caller's processes.
@@ -234,7 +238,7 @@ func AloneGaps() []string {
 	return []string{
 		"no PID namespace: the command sees every host process in /proc (command lines, status); " +
 			"Landlock refuses its signals to processes outside the sandbox (scoping, ABI 6) and its ptrace access to them " +
-			"(attach, /proc/PID/mem, environ, cwd, root and fd), but nothing ends the background processes it leaves behind",
+			"(attach, /proc/PID/mem, environ, cwd, root and fd); zsandbox stays the parent and kills what the command leaves behind when it exits",
 		"no mount namespace: protected paths (git's hooks and config, agent and editor config at the project top, " +
 			"start-up files and PATH directories in a writable home, every --protect; explain lists them) are writable like the rest of their root",
 		"file metadata and locks are not fenced: Landlock does not cover chmod, chgrp, extended attributes (ACLs included), " +

@@ -3,26 +3,31 @@
 package landlock
 
 import (
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"runtime"
 
 	"golang.org/x/sys/unix"
 )
 
-// ExecAlone runs argv as the Landlock-only backend: it restricts the
-// process and execve's the command in place, so the command keeps
-// zsandbox's pid, stdin, stdout and stderr. On success it never returns.
-// It returns an error when the command did not run: an *AloneError or
-// *AloneABIError (refusal), a *CommandError (not found: 127, not
+// ExecAlone runs argv as the Landlock-only backend under rs, the ruleset
+// the parent planned (AloneRules): it restricts the process and execve's
+// the command in place, so the command keeps this process's pid, stdin,
+// stdout and stderr. zsandbox runs it in a child of its own (see Alone), so
+// that it stays the parent: the denial hint, signals forwarded, and no
+// process left behind. On success it never returns. It returns an error
+// when the command did not run: a *PlannedError when the kernel offers
+// less than rs was planned for, a *CommandError (not found: 127, not
 // executable: 126, after the sandbox was built), or any other error (the
 // sandbox could not be built). Every error but *CommandError means exit
 // 127.
 //
 // bpf is the compiled seccomp filter, the same program bubblewrap would
-// install (seccomp.Compile); without one nothing runs. argv[0] is looked
-// up on env's PATH after the restrictions are in place, as execvp(3) does;
-// dir becomes the working directory ("" keeps the current one).
+// install; without one nothing runs. argv[0] is looked up on env's PATH
+// after the restrictions are in place, as execvp(3) does; dir becomes the
+// working directory ("" keeps the current one).
 //
 // Everything that restricts is done on one OS thread, and the execve is
 // made from that thread: capabilities, the capability bounding set,
@@ -32,19 +37,21 @@ import (
 // therefore loaded without SECCOMP_FILTER_FLAG_TSYNC: Landlock has no
 // equivalent before ABI 8, and a cgo binary (zsandbox links libseccomp)
 // cannot run a system call on every thread, so the one-thread design is
-// needed anyway, and filtering zsandbox's other threads, which die at
+// needed anyway, and filtering the process's other threads, which die at
 // execve, would add nothing. The thread is a fresh one, locked for good:
 // when ExecAlone fails, it exits with whatever restrictions it gained and
 // the caller's thread is untouched.
-func ExecAlone(c AloneConfig, bpf []byte, argv, env []string, dir string) error {
+func ExecAlone(rs Ruleset, bpf []byte, argv, env []string, dir string) error {
 	if len(argv) == 0 {
 		return errNoCommand
 	}
-	prog, err := filterProgram(bpf)
-	if err != nil {
-		return err
+	if rs.Status != StatusEnforced {
+		return errors.New("--backend landlock: no ruleset to enforce")
 	}
-	rs, err := AloneRules(c, ABI(), lstatKind, readDirNames)
+	if abi := ABI(); abi < rs.ABI {
+		return &PlannedError{Planned: rs.ABI, ABI: abi}
+	}
+	prog, err := filterProgram(bpf)
 	if err != nil {
 		return err
 	}
@@ -54,6 +61,47 @@ func ExecAlone(c AloneConfig, bpf []byte, argv, env []string, dir string) error 
 		done <- execAlone(rs, prog, argv, env, dir)
 	}()
 	return <-done
+}
+
+// AloneRulesHost is AloneRules over this host's file system.
+func AloneRulesHost(c AloneConfig, abi int) (Ruleset, error) {
+	return AloneRules(c, abi, lstatKind, readDirNames)
+}
+
+// AloneBPFFD is the descriptor on which Alone reads the seccomp program.
+const AloneBPFFD = 3
+
+// Alone is the confined child of --backend landlock: args are the
+// working directory, the planned ruleset (Ruleset.Args), "--" and the
+// command; the seccomp program is on AloneBPFFD. It applies exactly that
+// (ExecAlone) and execs the command; it never returns. When the command
+// cannot run it prints zsandbox's error lines and exits 127 (126 for a
+// command found but not executable).
+func Alone(args []string) {
+	if len(args) == 0 {
+		die(127, "--backend landlock: no working directory; the command did not run", "")
+	}
+	rs, argv, err := ParseArgs(args[1:])
+	if err != nil {
+		die(127, err.Error()+"; the command did not run", "")
+	}
+	f := os.NewFile(AloneBPFFD, "seccomp")
+	bpf, err := io.ReadAll(f)
+	if err != nil {
+		die(127, "--backend landlock: reading the seccomp filter: "+err.Error()+"; the command did not run", "")
+	}
+	f.Close()
+	err = ExecAlone(rs, bpf, argv, os.Environ(), args[0])
+	var ce *CommandError
+	if errors.As(err, &ce) {
+		die(ce.Code, ce.Msg, "")
+	}
+	hint := ""
+	var h interface{ Hint() string }
+	if errors.As(err, &h) {
+		hint = h.Hint()
+	}
+	die(127, err.Error()+"; the command did not run", hint)
 }
 
 // execAlone builds the sandbox on the calling thread, in an order where

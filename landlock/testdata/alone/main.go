@@ -36,7 +36,10 @@ func main() {
 		bpf = bpf[:len(bpf)-3]
 	}
 	dir, _ := os.Getwd()
-	err = landlock.ExecAlone(c, bpf, os.Args[1:], os.Environ(), dir)
+	rs, err := landlock.AloneRulesHost(c, landlock.ABI())
+	if err == nil {
+		err = landlock.ExecAlone(rs, bpf, os.Args[1:], os.Environ(), dir)
+	}
 	var ce *landlock.CommandError
 	if errors.As(err, &ce) {
 		fail(ce.Code, ce.Error(), "")
