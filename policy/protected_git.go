@@ -72,6 +72,9 @@ func (p *Policy) gitCandidates(host Host) ([]protectable, []string) {
 		seen[d.dir] = true
 		cands, workTree := gitDirCandidates(d, global.hooksPaths, p.Home)
 		out = append(out, cands...)
+		if d.common == "" {
+			out = append(out, worktreeAdminCandidates(d.dir, p.Home)...)
+		}
 		for _, m := range submoduleDirs(d.dir) {
 			dirs = append(dirs, gitDir{m, "", SourceSubmodule, false, ""})
 		}
@@ -119,6 +122,35 @@ func gitDirCandidates(d gitDir, global []string, home string) ([]protectable, st
 		return out, ""
 	}
 	return out, base
+}
+
+// worktreeAdminCandidates protects, in every linked worktree's admin dir
+// under common/worktrees (one readdir), the files git in that worktree
+// obeys: commondir (git takes config and hooks from where it points; git
+// does not check it), gitdir, and config.worktree. From the main worktree
+// they are plain files of the writable .git, and the user's next git in
+// the other worktree would run a fake common dir's core.fsmonitor. An
+// admin dir a command creates is a new nested repository (README).
+func worktreeAdminCandidates(common, home string) []protectable {
+	ents, err := os.ReadDir(filepath.Join(common, "worktrees"))
+	if err != nil {
+		return nil
+	}
+	worktreeConfig := readGitConfig(filepath.Join(common, "config"), home).worktreeConfig
+	var out []protectable
+	for i, e := range ents {
+		if i >= maxGitDirs || !e.IsDir() {
+			continue
+		}
+		admin := filepath.Join(common, "worktrees", e.Name())
+		why := "a linked worktree's admin file: names the git directory and config git in that worktree takes config and hooks from"
+		for _, f := range []string{"commondir", "gitdir"} {
+			out = append(out, protectable{path: filepath.Join(admin, f), source: SourceGit, existing: true, why: why})
+		}
+		out = append(out, protectable{path: filepath.Join(admin, "config.worktree"), source: SourceGit,
+			existing: !worktreeConfig, why: "per-worktree config of a linked worktree, read when extensions.worktreeConfig is on"})
+	}
+	return out
 }
 
 // gitfileCandidate protects a submodule's .git file (when it exists),

@@ -1,0 +1,52 @@
+package e2e
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestSiblingWorktreeAdminProtected: from the main worktree, a command
+// rewrites another linked worktree's admin files (.git/worktrees/<id>/
+// commondir pointing at a fake common dir whose config sets
+// core.fsmonitor; config.worktree, read there when
+// extensions.worktreeConfig is on), or renames the admin dir aside and
+// makes a new one. The user's next git status in that worktree, on the
+// host, would run the fake's fsmonitor. They are protected: the files are
+// unchanged and git in the other worktree runs nothing; git worktree add
+// from the main worktree keeps working.
+func TestSiblingWorktreeAdminProtected(t *testing.T) {
+	each(t, func(t *testing.T, e *env) {
+		gitDir := repo(t, e)
+		git(t, e.proj, "config", "extensions.worktreeConfig", "true")
+		wt := filepath.Join(e.home, "wt")
+		git(t, e.proj, "worktree", "add", "-q", wt)
+		e.chownAll()
+		admin := filepath.Join(gitDir, "worktrees", "wt")
+		commondir, _ := os.ReadFile(filepath.Join(admin, "commondir"))
+		gitdir, _ := os.ReadFile(filepath.Join(admin, "gitdir"))
+		script := strings.Join([]string{
+			`M=` + e.markerPrefix(),
+			`fs() { printf '[core]\n\tfsmonitor = "touch %s-%s; false"\n' "$M" "$1"; }`,
+			`A=.git/worktrees/wt`,
+			`cp -r .git "$TMPDIR/evil"; fs commondir >> "$TMPDIR/evil/config"`,
+			`echo "$TMPDIR/evil" > $A/commondir`,
+			`fs config-worktree > $A/config.worktree`,
+			`echo "$TMPDIR/evil/worktrees/wt/gitdir" > $A/gitdir`,
+			`mv $A .git/worktrees/old && mkdir $A && cp -r .git/worktrees/old/. $A/ && echo "$TMPDIR/evil" > $A/commondir`,
+			`mv .git/worktrees .git/wt-old && mkdir -p $A && cp -r .git/wt-old/wt/. $A/ && echo "$TMPDIR/evil" > $A/commondir`,
+			`true`,
+		}, "\n")
+		mustSucceed(t, e.sh(script), "run 1")
+		assertContent(t, filepath.Join(admin, "commondir"), string(commondir))
+		assertContent(t, filepath.Join(admin, "gitdir"), string(gitdir))
+		assertNotExist(t, filepath.Join(admin, "config.worktree"))
+		mustSucceed(t, e.hostRun(wt, nil, "git", "status", "--porcelain"), "git status in the other worktree")
+		assertNothingRan(t, e, "git in the other worktree after the run")
+
+		wt2 := filepath.Join(e.proj, "wt2")
+		mustSucceed(t, e.sh("git worktree add -q wt2 && echo hi > wt2/f"), "git worktree add from the main worktree")
+		assertContent(t, filepath.Join(wt2, "f"), "hi\n")
+	})
+}
