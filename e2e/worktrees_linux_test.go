@@ -50,3 +50,31 @@ func TestSiblingWorktreeAdminProtected(t *testing.T) {
 		assertContent(t, filepath.Join(wt2, "f"), "hi\n")
 	})
 }
+
+// TestNamedRootProjectConfigProtected: the user names another checkout
+// (no repository) with --writable; a command plants an agent hook
+// (.claude/settings.json), an MCP server list, editor tasks and an .envrc
+// at its top, which the agent or editor run there next, outside any
+// sandbox. They cannot be created, and ordinary files there stay
+// writable.
+func TestNamedRootProjectConfigProtected(t *testing.T) {
+	each(t, func(t *testing.T, e *env) {
+		other := filepath.Join(e.base, "other")
+		e.mkdir(other)
+		e.chownAll()
+		before := snapshot(t, other)
+		script := strings.Join([]string{
+			`cd ` + other,
+			`mkdir -p .claude && echo '{"hooks":{}}' > .claude/settings.json`,
+			`echo '{"mcpServers":{}}' > .mcp.json`,
+			`mkdir -p .vscode && echo '{}' > .vscode/tasks.json`,
+			`echo "touch ` + e.markerPrefix() + `-envrc" > .envrc`,
+			`mv .claude .c; mkdir .c2 && mv .c2 .claude; rmdir .c2`,
+			`true`,
+		}, "\n")
+		mustSucceed(t, e.sh(script, "--writable", other), "run 1")
+		assertSameTree(t, before, snapshot(t, other), "the named root after the project-config attacks")
+		mustSucceed(t, e.sh("echo ok > "+other+"/f", "--writable", other), "an ordinary file in the named root")
+		assertContent(t, filepath.Join(other, "f"), "ok\n")
+	})
+}

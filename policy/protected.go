@@ -61,7 +61,7 @@ func (p *Policy) resolveProtected(asked []Path, host Host, fs *symlinks, exe str
 	roots, explicit, masked := pathSet{}, pathSet{}, pathSet{}
 	for _, r := range p.Writable {
 		roots.add(r.Path)
-		if r.Source == SourceFlag || r.Source == SourceEnv || r.Source == SourceSettings {
+		if r.named() {
 			// A user who names a protected path, or a path inside one,
 			// gets it writable: mark the root and its ancestors. A
 			// default root (the cwd, TMPDIR) opens nothing: a protected
@@ -140,7 +140,7 @@ func placeCandidate(path string, roots pathSet, fs *symlinks) (string, string, b
 func (p *Policy) protectedCandidates(host Host) []protectable {
 	git, tops := p.gitCandidates(host)
 	out := append(git, homeCandidates(p.Home, host)...)
-	out = append(out, projectCandidates(append(tops, p.Cwd, p.Home))...)
+	out = append(out, projectCandidates(append(append(tops, p.Cwd, p.Home), p.namedDirs()...))...)
 	out = append(out, pathCandidates(host.Getenv("PATH"), p.Home, p.Cwd)...)
 	// A hidden path that does not exist yet has no mask; inside a writable
 	// root the command could create it (~/.ssh/authorized_keys, a settings
@@ -149,6 +149,27 @@ func (p *Policy) protectedCandidates(host Host) []protectable {
 		if !h.Exists {
 			out = append(out, protectable{path: h.Path, source: SourceHiddenAbsent,
 				why: "a hidden path (credentials or zsandbox's settings) that must not be created"})
+		}
+	}
+	return out
+}
+
+// named says the user named the root (--writable, ZSANDBOX_WRITABLE,
+// settings): not a default one.
+func (r Root) named() bool {
+	return r.Source == SourceFlag || r.Source == SourceEnv || r.Source == SourceSettings
+}
+
+// namedDirs are the directories outside the cwd the user named as
+// writable roots: each may be a project top (another checkout the agent
+// works in next), whose agent and editor config a command must not plant.
+// One inside the cwd (a build directory, --writable .claude) is part of
+// the cwd's project.
+func (p *Policy) namedDirs() []string {
+	var out []string
+	for _, r := range p.Writable {
+		if r.named() && !p.FileRoots[r.Path] && !Within(r.Path, p.Cwd) {
+			out = append(out, r.Path)
 		}
 	}
 	return out
