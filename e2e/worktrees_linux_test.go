@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -76,5 +77,30 @@ func TestNamedRootProjectConfigProtected(t *testing.T) {
 		assertSameTree(t, before, snapshot(t, other), "the named root after the project-config attacks")
 		mustSucceed(t, e.sh("echo ok > "+other+"/f", "--writable", other), "an ordinary file in the named root")
 		assertContent(t, filepath.Join(other, "f"), "ok\n")
+	})
+}
+
+// TestFakeGitDirsDoNotPushOutRealOnes: run 1 fills .git/modules with fake
+// submodule git dirs that sort before the real one (zsandbox examined only
+// the first 64, silently), run 2 then plants core.fsmonitor in the real
+// submodule's config, which the superproject's git status on the host
+// runs. Now every git dir is protected, and beyond the limit (also in
+// .git/worktrees) the run refuses (127) naming the directory.
+func TestFakeGitDirsDoNotPushOutRealOnes(t *testing.T) {
+	each(t, func(t *testing.T, e *env) {
+		superRepo(t, e)
+		fakes := func(dir string, n int) string {
+			return `for i in $(seq 1000 ` + fmt.Sprint(1000+n) + `); do d=` + dir + `/a$i; mkdir -p $d/objects $d/refs; echo "ref: refs/heads/x" > $d/HEAD; done`
+		}
+		mustSucceed(t, e.sh(fakes(".git/modules", 80)), "run 1 plants fake submodule dirs")
+		e.sh(`git -C sub config core.fsmonitor "touch ` + e.markerPrefix() + `-sub; false"; printf '[core]\n\tfsmonitor = "touch %s; false"\n' ` + e.markerPrefix() + `-sub2 >> .git/modules/sub/config`)
+		mustSucceed(t, e.hostRun(e.proj, nil, "git", "status", "--porcelain"), "git status in the superproject")
+		assertNothingRan(t, e, "git status on the host")
+
+		for _, dir := range []string{".git/modules", ".git/worktrees"} {
+			mustSucceed(t, e.sh(fakes(dir, 300)), "plant many in "+dir)
+			mustRefuse(t, e.sh("true"), filepath.Join(e.proj, dir), "run 2 with too many in "+dir)
+			os.RemoveAll(filepath.Join(e.proj, dir))
+		}
 	})
 }

@@ -84,7 +84,11 @@ func (p *Policy) resolveProtected(asked []Path, host Host, fs *symlinks, exe str
 		cands = append(cands, protectable{path: exe, source: SourceSelf,
 			why: "zsandbox's own binary: the next run would run whatever the command put there"})
 	}
-	for _, c := range append(p.protectedCandidates(host), cands...) {
+	builtin, err := p.protectedCandidates(host)
+	if err != nil {
+		return err
+	}
+	for _, c := range append(builtin, cands...) {
 		path, root, ok := placeCandidate(c.path, roots, fs)
 		if !ok || seen[path] || explicit[path] || masked.under(path) {
 			continue
@@ -137,8 +141,11 @@ func placeCandidate(path string, roots pathSet, fs *symlinks) (string, string, b
 // each repository zsandbox knows of, the start-up files of home, the
 // project config at each project top, PATH directories, and hidden paths
 // that do not exist yet.
-func (p *Policy) protectedCandidates(host Host) []protectable {
-	git, tops := p.gitCandidates(host)
+func (p *Policy) protectedCandidates(host Host) ([]protectable, error) {
+	git, tops, err := p.gitCandidates(host)
+	if err != nil {
+		return nil, err
+	}
 	out := append(git, homeCandidates(p.Home, host)...)
 	out = append(out, projectCandidates(append(append(tops, p.Cwd, p.Home), p.namedDirs()...))...)
 	out = append(out, pathCandidates(host.Getenv("PATH"), p.Home, p.Cwd)...)
@@ -151,7 +158,7 @@ func (p *Policy) protectedCandidates(host Host) []protectable {
 				why: "a hidden path (credentials or zsandbox's settings) that must not be created"})
 		}
 	}
-	return out
+	return out, nil
 }
 
 // named says the user named the root (--writable, ZSANDBOX_WRITABLE,
