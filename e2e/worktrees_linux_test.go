@@ -104,3 +104,31 @@ func TestFakeGitDirsDoNotPushOutRealOnes(t *testing.T) {
 		}
 	})
 }
+
+// TestSharedModeRepositoryProtected: a repository whose top others may
+// write (a CI workspace made mode 777, a checkout group-writable by a team
+// group) is the caller's own, and git uses it; zsandbox took it for a
+// stray .git and protected nothing in it, so a planted pre-commit hook ran
+// at the user's next commit on the host. Its git files are protected, as
+// the cwd and as a --writable root.
+func TestSharedModeRepositoryProtected(t *testing.T) {
+	each(t, func(t *testing.T, e *env) {
+		gitDir := repo(t, e)
+		other := filepath.Join(e.base, "other")
+		e.mkdir(other)
+		git(t, other, "init", "-q")
+		e.chownAll()
+		os.Chmod(e.proj, 0o777)
+		os.Chown(other, e.id.uid, 4) // group adm: not the caller's
+		os.Chmod(other, 0o775)
+		hook := func(dir, name string) string {
+			return `printf '#!/bin/sh\ntouch %s\n' ` + e.markerPrefix() + `-` + name + ` > ` + dir + `/.git/hooks/pre-commit; chmod +x ` + dir + `/.git/hooks/pre-commit`
+		}
+		e.sh(hook(e.proj, "cwd") + "; " + hook(other, "named") + "; echo x > " + filepath.Join(gitDir, "config"), "--writable", other)
+		for _, dir := range []string{e.proj, other} {
+			mustSucceed(t, e.hostRun(dir, nil, "git", "commit", "-q", "--allow-empty", "-m", "host"), "host commit in "+dir)
+		}
+		assertNothingRan(t, e, "git commit on the host")
+		mustSucceed(t, e.sh("git add -A && "+sandboxCommit), "a commit in the sandbox")
+	})
+}

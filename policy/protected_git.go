@@ -62,8 +62,8 @@ func (p *Policy) gitCandidates(host Host) ([]protectable, []string, error) {
 		addLayout(l)
 	}
 	for _, r := range p.Writable {
-		if !p.trust.safeTop(r.Path) {
-			continue // others may write it: its .git counts for nothing
+		if !p.trust.guardsTop(r.Path) {
+			continue // another user's, or a shared root's: its .git counts for nothing
 		}
 		if l, ok := readGit(r.Path); ok {
 			addLayout(l)

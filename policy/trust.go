@@ -146,6 +146,29 @@ func (t *trust) safeTop(top string) bool {
 	return st.uid == t.uid || t.rootOwned(st.uid) || t.uid == 0
 }
 
+// guardsTop says whether the git files of a repository whose top is a
+// writable root are protected: when its .git counts (safeTop), and also
+// when others may write the top but it and its .git are the caller's (a
+// CI workspace made mode 777, a team's group-writable checkout): git uses
+// such a repository (safe.directory looks at owners only), and protecting
+// it widens nothing. A shared root's own .git stays out: another user's
+// files there could deny every run the sandbox.
+func (t *trust) guardsTop(top string) bool {
+	if t.safeTop(top) {
+		return true
+	}
+	if t.shared[top] {
+		return false
+	}
+	for _, p := range []string{top, filepath.Join(top, ".git")} {
+		if st, ok := lstatOwner(p); ok && st.uid != t.uid && t.uid != 0 {
+			return false
+		}
+	}
+	_, ok := lstatOwner(top)
+	return ok
+}
+
 // InputError refuses a file zsandbox would read and then obey (a seccomp
 // profile, a settings file) that a sandboxed command could have written.
 func inputError(what, path, why string) error {
