@@ -124,7 +124,7 @@ func TestSharedModeRepositoryProtected(t *testing.T) {
 		hook := func(dir, name string) string {
 			return `printf '#!/bin/sh\ntouch %s\n' ` + e.markerPrefix() + `-` + name + ` > ` + dir + `/.git/hooks/pre-commit; chmod +x ` + dir + `/.git/hooks/pre-commit`
 		}
-		e.sh(hook(e.proj, "cwd") + "; " + hook(other, "named") + "; echo x > " + filepath.Join(gitDir, "config"), "--writable", other)
+		e.sh(hook(e.proj, "cwd")+"; "+hook(other, "named")+"; echo x > "+filepath.Join(gitDir, "config"), "--writable", other)
 		for _, dir := range []string{e.proj, other} {
 			mustSucceed(t, e.hostRun(dir, nil, "git", "commit", "-q", "--allow-empty", "-m", "host"), "host commit in "+dir)
 		}
