@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"bufio"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -130,5 +131,31 @@ func TestSharedModeRepositoryProtected(t *testing.T) {
 		}
 		assertNothingRan(t, e, "git commit on the host")
 		mustSucceed(t, e.sh("git add -A && "+sandboxCommit), "a commit in the sandbox")
+	})
+}
+
+// TestSubmoduleRunBesideSuperprojectRun: while a run in the superproject
+// holds the placeholder of the submodule's missing commondir (".", git's
+// "no common dir"), a run in the submodule took it for a linked
+// worktree's commondir, found no back-pointer and left the submodule's
+// git dir read-only: its commit failed. A commondir naming the git dir
+// itself is none.
+func TestSubmoduleRunBesideSuperprojectRun(t *testing.T) {
+	each(t, func(t *testing.T, e *env) {
+		superRepo(t, e)
+		release := filepath.Join(e.tmp, "release")
+		first := e.command(e.proj, "exec", "--", "sh", "-c", "echo ready; while [ ! -e "+release+" ]; do sleep 0.05; done")
+		out, _ := first.StdoutPipe()
+		if err := first.Start(); err != nil {
+			t.Fatal(err)
+		}
+		defer first.Wait()
+		defer os.WriteFile(release, nil, 0o644)
+		bufio.NewReader(out).ReadString('\n')
+		if b, err := os.ReadFile(filepath.Join(e.proj, ".git", "modules", "sub", "commondir")); err != nil || string(b) != ".\n" {
+			t.Fatalf("the superproject run holds no commondir placeholder in the submodule: %q %v", b, err)
+		}
+		r := e.runIn(filepath.Join(e.proj, "sub"), nil, "exec", "--", "sh", "-c", sandboxCommit)
+		mustSucceed(t, r, "a commit in the submodule while the superproject run is on")
 	})
 }

@@ -75,7 +75,10 @@ func readGit(top string) (GitLayout, bool) {
 		return GitLayout{}, false
 	}
 	l := GitLayout{WorkTree: top, GitDir: gitDir, CommonDir: gitDir, PointerFile: dotgit}
-	if common, ok := readDir(filepath.Join(gitDir, "commondir"), gitDir, ""); ok {
+	// A commondir naming the git dir itself (".", what zsandbox's
+	// placeholder for a missing one holds while another run is on) is no
+	// commondir, to git as here.
+	if common, ok := readDir(filepath.Join(gitDir, "commondir"), gitDir, ""); ok && common != gitDir {
 		l.CommonDir = common
 		l.Verified = isWorktreeOf(l)
 	} else {
