@@ -159,3 +159,15 @@ func TestSubmoduleRunBesideSuperprojectRun(t *testing.T) {
 		mustSucceed(t, r, "a commit in the submodule while the superproject run is on")
 	})
 }
+
+// TestStrayGitInTmpdirDoesNotBreakRuns: run 1 makes a .git in $TMPDIR (a
+// shared root every run writes) whose hooks is a symlink; every later run
+// with that TMPDIR refused (a protected path that is a symlink). A .git
+// at the top of a shared root counts for nothing: run 2 runs.
+func TestStrayGitInTmpdirDoesNotBreakRuns(t *testing.T) {
+	each(t, func(t *testing.T, e *env) {
+		mustSucceed(t, e.sh(`git init -q "$TMPDIR" && rm -rf "$TMPDIR/.git/hooks" && ln -s /etc "$TMPDIR/.git/hooks"`), "run 1 plants $TMPDIR/.git")
+		mustSucceed(t, e.sh("echo ok > f"), "run 2")
+		assertContent(t, filepath.Join(e.proj, "f"), "ok\n")
+	})
+}

@@ -62,8 +62,11 @@ func (p *Policy) gitCandidates(host Host) ([]protectable, []string, error) {
 		addLayout(l)
 	}
 	for _, r := range p.Writable {
-		if !p.trust.guardsTop(r.Path) {
-			continue // another user's, or a shared root's: its .git counts for nothing
+		if r.Source == SourceTmpDir || r.Source == SourceDefault || !p.trust.guardsTop(r.Path) {
+			// A shared root's .git (any run could have made it, and a
+			// symlink in it would make every later run refuse), or
+			// another user's: it counts for nothing.
+			continue
 		}
 		if l, ok := readGit(r.Path); ok {
 			addLayout(l)
