@@ -58,6 +58,13 @@ func execute(p *policy.Policy, argv []string, rc runConfig) error {
 		return err
 	}
 	defer exe.Close()
+	// Before any placeholder is made: a policy bwrap cannot take must
+	// leave nothing behind (with thousands of roots, each holding project
+	// config, the guard could not even start to remove them).
+	plan := bwrap.Args(p, sandboxCommand(p, rc, rs, argv), execOptions())
+	if n := len(plan.Args) + len(plan.Command) + 4; n > bwrap.MaxArgs {
+		return usageErrorf("the policy needs %d bwrap arguments, more than bubblewrap accepts (%d): use fewer --writable/--hide paths (for example a common parent)", n, bwrap.MaxArgs)
+	}
 	// Before any process starts (the placeholder guard included), so no
 	// descriptor zsandbox inherited reaches one.
 	if err := bwrap.CloseInherited(); err != nil {
@@ -72,15 +79,11 @@ func execute(p *policy.Policy, argv []string, rc runConfig) error {
 		return sandboxError(err.Error() + "; the command did not run")
 	}
 	defer ph.Done()
-	return runBwrap(bin, p, rc, sandboxCommand(p, rc, rs, argv), filter, exe, ph, std)
+	return runBwrap(bin, p, rc, plan, filter, exe, ph, std)
 }
 
-// runBwrap runs command (the user's, or the stage 2 in front of it).
-func runBwrap(bin string, p *policy.Policy, rc runConfig, command []string, filter, exe *os.File, ph *bwrap.Placeholders, std stdio) error {
-	plan := bwrap.Args(p, command, execOptions())
-	if n := len(plan.Args) + len(plan.Command) + 4; n > bwrap.MaxArgs {
-		return usageErrorf("the policy needs %d bwrap arguments, more than bubblewrap accepts (%d): use fewer --writable/--hide paths (for example a common parent)", n, bwrap.MaxArgs)
-	}
+// runBwrap runs the plan (the user's command, or the stage 2 in front of it).
+func runBwrap(bin string, p *policy.Policy, rc runConfig, plan bwrap.Plan, filter, exe *os.File, ph *bwrap.Placeholders, std stdio) error {
 	out := newOutputs(p, rc.hints)
 	out.copyOutputs(std)
 	stdin, err := copyIn(os.Stdin, std[0])

@@ -171,3 +171,28 @@ func TestStrayGitInTmpdirDoesNotBreakRuns(t *testing.T) {
 		assertContent(t, filepath.Join(e.proj, "f"), "ok\n")
 	})
 }
+
+// TestOversizedPolicyLeavesNothing: thousands of named roots, each a
+// project top with its config placeholders, are more than bwrap accepts;
+// the placeholders were made first, the guard could not start to remove
+// them, and they stayed in every root. The size is checked before any
+// placeholder is made: exit 2 and nothing left.
+func TestOversizedPolicyLeavesNothing(t *testing.T) {
+	each(t, func(t *testing.T, e *env) {
+		args := []string{"exec"}
+		many := filepath.Join(e.base, "many")
+		for i := 0; i < 2300; i++ {
+			d := filepath.Join(many, fmt.Sprint(i))
+			e.mkdir(d)
+			args = append(args, "--writable", d)
+		}
+		e.chownAll()
+		before, proj := snapshot(t, many), snapshot(t, e.proj)
+		r := e.run(append(args, "--", "true")...)
+		if r.code != 2 || !strings.Contains(r.stderr, "more than bubblewrap accepts") || strings.Contains(r.stderr, "placeholder") {
+			t.Errorf("2,300 named roots: want exit 2 naming the limit, no placeholder left\n%.600s", r)
+		}
+		assertSameTree(t, before, snapshot(t, many), "the named roots")
+		assertSameTree(t, proj, snapshot(t, e.proj), "the cwd")
+	})
+}
