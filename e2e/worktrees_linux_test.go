@@ -196,3 +196,28 @@ func TestOversizedPolicyLeavesNothing(t *testing.T) {
 		assertSameTree(t, proj, snapshot(t, e.proj), "the cwd")
 	})
 }
+
+// TestMoreAgentConfigProtected: the agents and editors the first list
+// missed run what their project config says outside any sandbox: opencode
+// loads .opencode/plugin/*.js and starts opencode.json's MCP servers,
+// Kiro runs .kiro hooks, aider runs .aider.conf.yml's lint-cmd, the dev
+// container's initializeCommand runs on the host. None can be planted;
+// a missing JSON config reads as "{}" inside, not as a parse error.
+func TestMoreAgentConfigProtected(t *testing.T) {
+	each(t, func(t *testing.T, e *env) {
+		before := snapshot(t, e.proj)
+		var script []string
+		for _, d := range []string{".opencode/plugin", ".kiro/hooks", ".roo", ".continue", ".amazonq", ".qwen", ".devcontainer", ".zed"} {
+			script = append(script, "mkdir -p "+d+" && echo x > "+d+"/x")
+		}
+		for _, f := range []string{"opencode.json", "opencode.jsonc", "crush.json", ".crush.json", ".aider.conf.yml", ".devcontainer.json"} {
+			script = append(script, "echo '{\"x\":1}' > "+f, "rm -f "+f)
+		}
+		script = append(script, "mv .opencode .o; mv .kiro .k", `test "$(cat opencode.json)" = "{}" && echo json-ok`)
+		r := e.sh(strings.Join(script, "; "))
+		if !strings.Contains(r.stdout, "json-ok") {
+			t.Errorf("a missing JSON config does not read as {} inside:\n%s", r)
+		}
+		assertSameTree(t, before, snapshot(t, e.proj), "after planting agent and editor config")
+	})
+}
