@@ -221,3 +221,26 @@ func TestMoreAgentConfigProtected(t *testing.T) {
 		assertSameTree(t, before, snapshot(t, e.proj), "after planting agent and editor config")
 	})
 }
+
+// TestMoreHomeStartupProtected: with cwd = home, the start-up config of
+// programs that run what it says at every start (ripgrep's --pre, which
+// agents run on every search; starship's prompt commands; tmux, vim,
+// neovim, emacs, gdb, direnv, ipython; opencode's plugins, aider, Kiro,
+// Continue, Zed) cannot be planted: the home is as it was.
+func TestMoreHomeStartupProtected(t *testing.T) {
+	each(t, func(t *testing.T, e *env) {
+		rg, star := filepath.Join(e.home, "rg.conf"), filepath.Join(e.home, "star.toml")
+		before := snapshot(t, e.home)
+		var script []string
+		for _, f := range []string{"rg.conf", "star.toml", ".config/starship.toml", ".tmux.conf", ".config/tmux/tmux.conf", ".vimrc",
+			".vim/plugin/x.vim", ".config/nvim/init.lua", ".emacs", ".emacs.d/init.el", ".gdbinit", ".direnvrc", ".config/direnv/direnvrc",
+			".ipython/profile_default/startup/x.py", ".config/opencode/plugin/x.js", ".aider.conf.yml", ".continue/config.yaml",
+			".kiro/settings/mcp.json", ".config/zed/settings.json"} {
+			script = append(script, "mkdir -p $(dirname "+f+") && echo x > "+f)
+		}
+		cmd := e.command(e.home, "exec", "--", "sh", "-c", strings.Join(script, "; "))
+		cmd.Env = append(cmd.Env, "RIPGREP_CONFIG_PATH="+rg, "STARSHIP_CONFIG="+star)
+		e.collect(cmd)
+		assertSameTree(t, before, snapshot(t, e.home), "after planting start-up config in home")
+	})
+}
