@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestSiblingWorktreeAdminProtected: from the main worktree, a command
@@ -242,5 +243,33 @@ func TestMoreHomeStartupProtected(t *testing.T) {
 		cmd.Env = append(cmd.Env, "RIPGREP_CONFIG_PATH="+rg, "STARSHIP_CONFIG="+star)
 		e.collect(cmd)
 		assertSameTree(t, before, snapshot(t, e.home), "after planting start-up config in home")
+	})
+}
+
+// TestPlantedFifoDoesNotHangLaterRuns: run 1 puts a FIFO where zsandbox
+// reads git's files (.git/config.worktree, a fake submodule's config) and
+// an include of /dev/zero; every later run in the repository hung reading
+// them. They are read only when regular and small: run 2 runs. (The kill
+// after a minute only keeps a regression from hanging the suite.)
+func TestPlantedFifoDoesNotHangLaterRuns(t *testing.T) {
+	each(t, func(t *testing.T, e *env) {
+		repo(t, e)
+		plant := strings.Join([]string{
+			`mkfifo .git/config.worktree`,
+			`m=.git/modules/fake; mkdir -p $m/objects $m/refs; echo "ref: refs/heads/x" > $m/HEAD; mkfifo $m/config`,
+			`m=.git/modules/zero; mkdir -p $m/objects $m/refs; echo "ref: refs/heads/x" > $m/HEAD; printf '[include]\n\tpath = /dev/zero\n' > $m/config`,
+		}, "; ")
+		mustSucceed(t, e.sh(plant), "run 1 plants FIFOs")
+		cmd := e.command(e.proj, "exec", "--", "echo", "run2")
+		timer := time.AfterFunc(time.Minute, func() {
+			if cmd.Process != nil {
+				cmd.Process.Kill()
+			}
+		})
+		r := e.collect(cmd)
+		timer.Stop()
+		if r.code != 0 || !strings.Contains(r.stdout, "run2") {
+			t.Errorf("run 2 after planted FIFOs: want it to run\n%s", r)
+		}
 	})
 }
