@@ -156,8 +156,9 @@ func (t *trust) safeTop(top string) bool {
 // when others may write the top but it and its .git are the caller's (a
 // CI workspace made mode 777, a team's group-writable checkout): git uses
 // such a repository (safe.directory looks at owners only), and protecting
-// it widens nothing. A shared root's own .git stays out: another user's
-// files there could deny every run the sandbox.
+// it widens nothing. Another user's .git there (git refuses it) and a
+// shared root's own stay out: a symlink in them would deny the caller
+// every run.
 func (t *trust) guardsTop(top string) bool {
 	if t.safeTop(top) {
 		return true
@@ -166,7 +167,7 @@ func (t *trust) guardsTop(top string) bool {
 		return false
 	}
 	for _, p := range []string{top, filepath.Join(top, ".git")} {
-		if st, ok := lstatOwner(p); ok && st.uid != t.uid && t.uid != 0 {
+		if st, ok := lstatOwner(p); ok && st.uid != t.uid {
 			return false
 		}
 	}
