@@ -239,3 +239,31 @@ func TestFlagLookingValuesStayValues(t *testing.T) {
 		t.Errorf("a flag-looking pass-env name widened the sandbox: %s written", target)
 	}
 }
+
+// Attack: read the host's /proc through the context's own file calls. The
+// command cannot see zctx's environment (zsandbox drops credential
+// variables and gives it its own /proc), but ReadFile runs in zctx's
+// process: /proc/self/environ (also as /proc/self/root/proc/self/environ
+// and through a symlink the command plants) would hand the token back.
+func TestHostProcUnreadable(t *testing.T) {
+	f := newFixture(t)
+	const token = "ghp_zctxProcLeak0123456789abcdefABCDEF0123"
+	t.Setenv("GITHUB_TOKEN", token)
+	h := f.handle(t, contexts.Options{})
+	r, err := h.Exec(context.Background(), contexts.Cmd{Args: []string{"sh", "-c", `ln -s /proc/self/environ env; echo "[$GITHUB_TOKEN]"`}})
+	if err != nil || strings.Contains(string(r.Stdout), token) {
+		t.Fatalf("the command got the token or did not run: %v %q", err, r.Stdout)
+	}
+	for _, p := range []string{"/proc/self/environ", "/proc/self/root/proc/self/environ", "env",
+		fmt.Sprintf("/proc/%d/environ", os.Getpid())} {
+		b, err := h.ReadFile(context.Background(), p)
+		// The kernel's copy is the environment this test started with
+		// (Setenv does not reach it): any byte of it is the leak.
+		if !errors.Is(err, contexts.ErrDenied) || len(b) > 0 {
+			t.Errorf("ReadFile(%q) = %d bytes, %v; want ErrDenied", p, len(b), err)
+		}
+	}
+	if _, err := h.ListFiles(context.Background(), "/proc/self"); !errors.Is(err, contexts.ErrDenied) {
+		t.Errorf("ListFiles(/proc/self) = %v, want ErrDenied", err)
+	}
+}
