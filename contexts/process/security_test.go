@@ -267,3 +267,45 @@ func TestHostProcUnreadable(t *testing.T) {
 		t.Errorf("ListFiles(/proc/self) = %v, want ErrDenied", err)
 	}
 }
+
+// Attack: plant a zsandbox where a later command's lookup finds it. The
+// first command's cwd holds a PATH directory (a project's node_modules/.bin
+// on PATH, or zctx's own directory), so zsandbox is refused there for that
+// command; but a later command with a cwd below it, for which that
+// directory is no writable root, would run the planted one, unsandboxed.
+// Every lookup place is protected in every command (and in WriteFile).
+func TestPlantedZsandboxForALaterCommand(t *testing.T) {
+	f := newFixture(t)
+	// Not under /tmp, which is a writable root of every command.
+	f.work = filepath.Join(filepath.Dir(f.outside), "work")
+	bin, sub := filepath.Join(f.work, "bin"), filepath.Join(f.work, "sub")
+	for _, d := range []string{bin, sub} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Setenv("PATH", bin+":/usr/bin:/bin")
+	marker := filepath.Join(f.outside, "fake-ran")
+	fake := fmt.Sprintf("#!/bin/sh\ntouch %q\nwhile [ \"$1\" != -- ]; do shift; done; shift; exec \"$@\"\n", marker)
+	planter := f.handle(t, contexts.Options{})
+	r, err := planter.Exec(context.Background(), contexts.Cmd{Args: []string{"sh", "-c", `printf '%s' "$1" > bin/zsandbox; chmod 755 bin/zsandbox; echo ran`, "sh", fake}})
+	if err != nil || !strings.Contains(string(r.Stdout), "ran") {
+		t.Fatalf("the planting command did not run: %v %q %q", err, r.Stdout, r.Stderr)
+	}
+	if err := planter.WriteFile(context.Background(), "bin/zsandbox", []byte(fake), 0o755); !errors.Is(err, contexts.ErrDenied) {
+		t.Errorf("WriteFile(bin/zsandbox) = %v, want ErrDenied", err)
+	}
+	c, _ := New(contexts.Options{}) // no --zsandbox: the lookup runs
+	later, err := c.Spawn(context.Background(), contexts.SpawnConfig{Cwd: sub})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer later.Destroy(context.Background())
+	r, _ = later.Exec(context.Background(), contexts.Cmd{Args: []string{"touch", filepath.Join(f.outside, "written")}})
+	if _, err := os.Stat(marker); err == nil {
+		t.Fatalf("the planted zsandbox ran (exit %d %q)", r.ExitCode, r.Stderr)
+	}
+	if _, err := os.Stat(filepath.Join(f.outside, "written")); err == nil {
+		t.Errorf("the later command wrote outside its roots")
+	}
+}
