@@ -38,7 +38,7 @@ func init() {
 	contexts.Register(Kind, contexts.Factory{
 		New: func(o contexts.Options) (contexts.Context, error) { return New(o) },
 		Applies: []string{contexts.OptNetwork, contexts.OptImage, contexts.OptMount, contexts.OptPort, contexts.OptUser,
-			contexts.OptLimits},
+			contexts.OptLimits, contexts.OptHide},
 	})
 }
 
@@ -147,9 +147,13 @@ func (c *Context) Spawn(ctx context.Context, cfg contexts.SpawnConfig) (contexts
 	if len(c.opts.Ports) > 0 && c.opts.Network != contexts.NetworkAllow {
 		return nil, contexts.Errorf(contexts.ErrUsage, "published ports need the network: add --network allow")
 	}
+	opts := c.opts
+	if opts.Mounts, err = contexts.CheckMounts(opts.Mounts, opts.Hide); err != nil {
+		return nil, err
+	}
 	name := "zctx-" + id
-	user := runUser(c.opts, os.Getuid(), os.Getgid())
-	if _, err := c.output(ctx, runArgs(name, id, c.opts, cwd, contexts.WithPassed(cfg.Env, cfg.PassEnv), user)); err != nil {
+	user := runUser(opts, os.Getuid(), os.Getgid())
+	if _, err := c.output(ctx, runArgs(name, id, opts, cwd, contexts.WithPassed(cfg.Env, cfg.PassEnv), user)); err != nil {
 		c.run(context.WithoutCancel(ctx), rmArgs(name), nil, io.Discard, io.Discard)
 		return nil, err
 	}

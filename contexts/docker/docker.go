@@ -30,7 +30,7 @@ func init() {
 	contexts.Register(Kind, contexts.Factory{
 		New: func(o contexts.Options) (contexts.Context, error) { return New(o) },
 		Applies: []string{contexts.OptNetwork, contexts.OptImage, contexts.OptMount, contexts.OptPort, contexts.OptUser,
-			contexts.OptLimits, contexts.OptHost},
+			contexts.OptLimits, contexts.OptHost, contexts.OptHide},
 	})
 }
 
@@ -95,7 +95,11 @@ func (c *Context) Spawn(ctx context.Context, cfg contexts.SpawnConfig) (contexts
 	if !path.IsAbs(cwd) {
 		return nil, contexts.Errorf(contexts.ErrUsage, "cwd %q: a container path must be absolute", cwd)
 	}
-	p, err := createPlan(id, c.opts, cwd, contexts.WithPassed(cfg.Env, cfg.PassEnv), getuid(), getgid())
+	opts := c.opts
+	if opts.Mounts, err = contexts.CheckMounts(opts.Mounts, opts.Hide); err != nil {
+		return nil, err
+	}
+	p, err := createPlan(id, opts, cwd, contexts.WithPassed(cfg.Env, cfg.PassEnv), getuid(), getgid())
 	if err != nil {
 		return nil, err
 	}
