@@ -144,6 +144,11 @@ func (c *Context) Spawn(ctx context.Context, cfg contexts.SpawnConfig) (contexts
 	if cwd == "" {
 		cwd = DefaultCwd
 	}
+	// The image is the CLI's first positional argument: one that looks
+	// like an option ("--volume=/:/host") would be parsed as one.
+	if strings.HasPrefix(image(c.opts), "-") {
+		return nil, contexts.Errorf(contexts.ErrUsage, "image %q: an image name cannot start with -", image(c.opts))
+	}
 	if len(c.opts.Ports) > 0 && c.opts.Network != contexts.NetworkAllow {
 		return nil, contexts.Errorf(contexts.ErrUsage, "published ports need the network: add --network allow")
 	}
