@@ -324,3 +324,27 @@ func buildProbe(t *testing.T) []byte {
 	}
 	return b
 }
+
+// Attack: defeat a timeout by shedding the ZCTX_EXEC mark the kill looks
+// for (`exec env -i`, and a child that clears its environment and keeps
+// stdout open). Exec must still come back with 124 instead of hanging its
+// caller for good; the test fails (not hangs) if it does not come back.
+func TestTimeoutWithoutTheMark(t *testing.T) {
+	needDocker(t)
+	h := spawnT(t, testOptions(), contexts.SpawnConfig{})
+	for _, sh := range []string{"exec env -i sleep 1000", "env -i sleep 1000 & echo started"} {
+		done := make(chan contexts.Result, 1)
+		go func() {
+			r, _ := h.Exec(context.Background(), contexts.Cmd{Shell: sh, Timeout: 500 * time.Millisecond})
+			done <- r
+		}()
+		select {
+		case r := <-done:
+			if r.ExitCode != contexts.ExitTimeout || !r.TimedOut {
+				t.Errorf("%q: exit %d timedOut %v, want 124", sh, r.ExitCode, r.TimedOut)
+			}
+		case <-time.After(2 * time.Minute):
+			t.Fatalf("%q: Exec with a timeout never returned", sh)
+		}
+	}
+}
