@@ -79,3 +79,20 @@ func TestImageThatIsAFlag(t *testing.T) {
 		t.Errorf("the CLI ran with the flag-looking image: %q", b)
 	}
 }
+
+// Where a `container` on PATH could have been planted: a directory of the
+// caller's, home, the temporary directories. A root-owned system binary
+// could not.
+func TestPlantable(t *testing.T) {
+	dir := t.TempDir()
+	for _, bin := range []string{filepath.Join(dir, "container"), "/tmp/container", "/home/u/bin/container"} {
+		if why := plantable(bin, "/home/u", ""); why == "" {
+			t.Errorf("plantable(%s) = \"\", want a reason", bin)
+		}
+	}
+	if sh, err := filepath.EvalSymlinks("/bin/sh"); err == nil {
+		if why := plantable(sh, "/home/u", ""); why != "" {
+			t.Errorf("plantable(%s) = %q, want \"\" (root's system binary)", sh, why)
+		}
+	}
+}
