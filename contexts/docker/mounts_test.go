@@ -94,3 +94,30 @@ func TestMountExposingHiddenPath(t *testing.T) {
 		t.Errorf("left behind: %q", left)
 	}
 }
+
+// Attack: a mount that holds the daemon's socket without naming it (its
+// run directory, /run): the container would reach the daemon, root on the
+// host. Refused; mounting the socket itself (the explicit opt-in) works.
+func TestMountHoldingTheDaemonSocket(t *testing.T) {
+	needDocker(t)
+	sock := strings.TrimPrefix(testOptions().Host, "unix://")
+	o := testOptions()
+	o.Mounts = []contexts.Mount{{Source: filepath.Dir(sock), Target: "/host-run"}}
+	h, err := newContext(t, o).Spawn(context.Background(), contexts.SpawnConfig{})
+	if err == nil {
+		r, _ := h.Exec(context.Background(), contexts.Cmd{Shell: "ls -l /host-run/" + filepath.Base(sock)})
+		h.Destroy(context.Background())
+		t.Fatalf("Spawn mounting the socket's directory succeeded: %q", r.Stdout)
+	}
+	if !errors.Is(err, contexts.ErrDenied) || !strings.Contains(err.Error(), "socket") {
+		t.Errorf("Spawn = %v, want ErrDenied naming the socket", err)
+	}
+	o.Mounts = []contexts.Mount{{Source: sock, Target: "/var/run/docker.sock"}}
+	h = spawnT(t, o, contexts.SpawnConfig{})
+	if r, _ := h.Exec(context.Background(), contexts.Cmd{Shell: "test -S /var/run/docker.sock && echo socket"}); string(r.Stdout) != "socket\n" {
+		t.Errorf("the socket mounted on purpose: %q %q", r.Stdout, r.Stderr)
+	}
+	if left := labelled(t); len(left) != 1 {
+		t.Errorf("containers: %q, want the one handle", left)
+	}
+}
