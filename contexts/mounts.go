@@ -30,7 +30,9 @@ func CheckMounts(mounts []Mount, hide []string) ([]Mount, error) {
 			return nil, err
 		}
 		for _, h := range hide {
-			if real, err := realSource(h); err == nil {
+			// Where it really is, whoever made the links on the way
+			// (~/.local/state -> /tmp/x puts zctx's state under /tmp).
+			if real, err := filepath.EvalSymlinks(h); err == nil {
 				h = real
 			}
 			if policy.Within(h, src) || policy.Within(src, h) {

@@ -90,6 +90,22 @@ func TestMountExposingHiddenPath(t *testing.T) {
 	if names, _ := filepath.Glob(filepath.Join(state, "*")); len(names) > 0 {
 		t.Errorf("the container wrote into the state directory: %q", names)
 	}
+	// The state reached through a symlink an earlier run made
+	// (~/.local/state -> elsewhere): the real place is what counts.
+	elsewhere := t.TempDir()
+	os.MkdirAll(filepath.Join(elsewhere, "zctx"), 0o700)
+	home2 := t.TempDir()
+	os.MkdirAll(filepath.Join(home2, ".local"), 0o755)
+	os.Symlink(elsewhere, filepath.Join(home2, ".local", "state"))
+	o := testOptions()
+	o.Hide = []string{filepath.Join(home2, ".local", "state", "zctx")}
+	o.Mounts = []contexts.Mount{{Source: elsewhere, Target: "/workspace"}}
+	if h, err := newContext(t, o).Spawn(context.Background(), contexts.SpawnConfig{}); !errors.Is(err, contexts.ErrDenied) {
+		if err == nil {
+			h.Destroy(context.Background())
+		}
+		t.Errorf("Spawn mounting the real place of the hidden state = %v, want ErrDenied", err)
+	}
 	if left := labelled(t); len(left) > 0 {
 		t.Errorf("left behind: %q", left)
 	}
