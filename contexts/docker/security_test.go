@@ -348,3 +348,29 @@ func TestTimeoutWithoutTheMark(t *testing.T) {
 		}
 	}
 }
+
+// Attack: a FIFO in the listed directory (made by a command) must not
+// hang ListFiles, the agent's file tool, for good.
+func TestListFilesWithAFIFO(t *testing.T) {
+	needDocker(t)
+	h := spawnT(t, testOptions(), contexts.SpawnConfig{})
+	if r, err := h.Exec(context.Background(), contexts.Cmd{Shell: "mkfifo pipe && echo made"}); err != nil || string(r.Stdout) != "made\n" {
+		t.Fatalf("mkfifo: %v %q %q", err, r.Stdout, r.Stderr)
+	}
+	done := make(chan error, 1)
+	go func() {
+		list, err := h.ListFiles(context.Background(), ".")
+		if err == nil && (len(list) != 1 || list[0].Name != "pipe") {
+			err = fmt.Errorf("listing %v, want the pipe", list)
+		}
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Error(err)
+		}
+	case <-time.After(2 * time.Minute):
+		t.Fatal("ListFiles of a directory holding a FIFO never returned")
+	}
+}
