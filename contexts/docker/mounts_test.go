@@ -21,15 +21,7 @@ import (
 // is unchanged, and nothing was spawned.
 func TestPlantedSymlinkMountSource(t *testing.T) {
 	needDocker(t)
-	cache, _ := os.UserCacheDir()
-	base, err := os.MkdirTemp(cache, "zctx-mount-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer os.RemoveAll(base)
-	work, outside := filepath.Join(base, "work"), filepath.Join(base, "outside")
-	os.MkdirAll(work, 0o755)
-	os.MkdirAll(outside, 0o755)
+	_, work, outside := hostDirs(t)
 	target := filepath.Join(outside, "target")
 	os.WriteFile(target, []byte("orig"), 0o644)
 	o := testOptions()

@@ -19,6 +19,22 @@ import (
 	"github.com/zsandbox/zsandbox/contexts/conformance"
 )
 
+// hostDirs makes base/work and base/other under the cache directory, not
+// /tmp (a shared place other tests write); removed at the end.
+func hostDirs(t *testing.T) (base, work, other string) {
+	t.Helper()
+	cache, _ := os.UserCacheDir()
+	base, err := os.MkdirTemp(cache, "zctx-docker-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(base) })
+	work, other = filepath.Join(base, "work"), filepath.Join(base, "other")
+	os.MkdirAll(work, 0o755)
+	os.MkdirAll(other, 0o755)
+	return base, work, other
+}
+
 func spawnT(t *testing.T, o contexts.Options, cfg contexts.SpawnConfig) contexts.Handle {
 	t.Helper()
 	h, err := newContext(t, o).Spawn(context.Background(), cfg)
@@ -106,15 +122,7 @@ func TestNetworkOff(t *testing.T) {
 // ReadFile with a planted symlink). Checked on the host.
 func TestWorkspaceOnly(t *testing.T) {
 	needDocker(t)
-	cache, _ := os.UserCacheDir()
-	base, err := os.MkdirTemp(cache, "zctx-docker-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer os.RemoveAll(base)
-	work, secretDir := filepath.Join(base, "work"), filepath.Join(base, "secret")
-	os.MkdirAll(work, 0o755)
-	os.MkdirAll(secretDir, 0o755)
+	base, work, secretDir := hostDirs(t)
 	secret := "zctx-docker-secret-" + filepath.Base(base)
 	os.WriteFile(filepath.Join(secretDir, "id_rsa"), []byte(secret), 0o600)
 	o := testOptions()
