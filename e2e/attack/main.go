@@ -38,6 +38,8 @@ func attack(kind, target string) error {
 		return uringConnect(target)
 	case "syscall":
 		return probe(target)
+	case "traced":
+		return traced(os.Args[2:])
 	case "swap":
 		return swapLoop(target, os.Args[3:])
 	case "write":
