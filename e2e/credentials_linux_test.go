@@ -208,6 +208,11 @@ func credentialValues(secret string) []string {
 		"OP_SESSION_team=" + secret, "GITHUB_TOKEN=" + secret,
 		"CONNECTION=Server=db;User Id=sa;Password=" + secret + ";",
 		"BLOB=https://acct.blob.core.windows.net/c?sv=2022-11-02&sig=" + secret,
+		// Missed before (red team): a personal access token's usual names,
+		// Stripe's live keys, Slack webhook URLs.
+		"GITHUB_PAT=" + secret, "AZURE_DEVOPS_EXT_PAT=" + secret,
+		"STRIPE=sk_live_0123456789abcdef" + secret,
+		"SLACK_WEBHOOK=https://hooks.slack.com/services/T00000000/B00000000/" + secret,
 	}
 }
 
