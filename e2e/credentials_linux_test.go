@@ -95,6 +95,14 @@ var namedFiles = []string{
 	".config/google-chrome/Default/Cookies", ".config/chromium/Default/Login Data",
 	".config/BraveSoftware/Brave-Browser/Default/Cookies",
 	"Library/Application Support/Google/Chrome/Default/Cookies",
+	// Missed before (red team): pip's user config with a password in its
+	// index URL, Composer's and glab's tokens, sbt's and Ivy's, svn's
+	// cached passwords, libpq's services, atuin's history database, Emacs
+	// auth-source, Thunderbird's profile.
+	".config/pip/pip.conf", ".pip/pip.conf", ".config/composer/auth.json", ".composer/auth.json",
+	".config/glab-cli/config.yml", ".sbt/credentials", ".ivy2/.credentials",
+	".subversion/auth/svn.simple/0123", ".pg_service.conf", ".local/share/atuin/history.db",
+	".authinfo", ".thunderbird/p.default/logins.json",
 }
 
 // TestDefaultEntriesHidden: every ~/ entry of profiles/hidden.txt (token
@@ -388,7 +396,7 @@ func ownAccount(t *testing.T) (identity, string) {
 // wheel.
 func TestWorkWithCredentialsHidden(t *testing.T) {
 	each(t, func(t *testing.T, e *env) {
-		for _, f := range []string{".npmrc", ".git-credentials", ".config/git/credentials", ".pypirc"} {
+		for _, f := range []string{".npmrc", ".git-credentials", ".config/git/credentials", ".pypirc", ".config/pip/pip.conf"} {
 			p := filepath.Join(e.home, f)
 			e.mkdir(filepath.Dir(p))
 			e.write(p, "//registry.npmjs.org/:_authToken="+e.secret+"\n")
