@@ -150,6 +150,8 @@ func (e *env) relocate(cwd string) (vars, files []string) {
 		"GOOGLE_APPLICATION_CREDENTIALS=" + m + "/sa.json", "AZURE_CONFIG_DIR=" + m + "/azure",
 		"CLOUDSDK_CONFIG=" + m + "/gcloud", "NETRC=" + m + "/netrc", "GH_CONFIG_DIR=" + m + "/gh",
 		"NPM_CONFIG_USERCONFIG=" + m + "/npmrc", "CODEX_HOME=" + m + "/codex",
+		"PIP_CONFIG_FILE=" + m + "/pip.conf", "COMPOSER_HOME=" + m + "/composer", "PGSERVICEFILE=" + m + "/pg_service",
+		"GLAB_CONFIG_DIR=" + m + "/glab",
 		"HISTFILE=hist/bash_history", // relative: the tools inside take it from the cwd
 	}
 	for _, rel := range []string{
@@ -159,6 +161,8 @@ func (e *env) relocate(cwd string) (vars, files []string) {
 		"cargo/credentials", "cargo/credentials.toml", "kube1", "kube2", "aws-credentials",
 		"aws-config", "sa.json", "azure/accessTokens.json", "gcloud/credentials.db", "netrc",
 		"gh/hosts.yml", "npmrc", "codex/auth.json",
+		"pip.conf", "composer/auth.json", "pg_service", "glab/config.yml",
+		"xdg/pip/pip.conf", "xdg/glab-cli/config.yml", "xdg/composer/auth.json", "data/atuin/history.db",
 	} {
 		files = append(files, filepath.Join(m, rel))
 	}
