@@ -3,7 +3,6 @@ package e2e
 import (
 	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -80,11 +79,7 @@ func TestStdinSocketChoosingItsPeer(t *testing.T) {
 				mustFail(t, e.collect(cmd), attack+" "+strings.Join(flags, " "))
 			}
 			if e.id.uid != 0 { // --backend landlock refuses root
-				bwrapPath, _ := exec.LookPath("bwrap")
-				cmd := e.command(e.proj)
-				cmd.Path = bwrapPath
-				cmd.Args = []string{"bwrap", "--dev-bind", "/", "/", "--unshare-user", "--disable-userns", "--", zsandbox,
-					"exec", "--backend", "landlock", "--no-warning", "--", attackBin, attack, targets[attack]}
+				cmd := e.noUsernsCommand(e.proj, "exec", "--backend", "landlock", "--no-warning", "--", attackBin, attack, targets[attack])
 				cmd.Stdin = f
 				r := e.collect(cmd)
 				if r.code != 2 || !strings.Contains(r.stderr, "datagram or unconnected socket") {
