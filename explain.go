@@ -120,11 +120,15 @@ func explainUnix(p *policy.Policy, rc runConfig, rs landlock.Ruleset) unixExplan
 }
 
 // unixLine is explain's line about unix sockets.
-func unixLine(p *policy.Policy, u unixExplanation) string {
+func unixLine(p *policy.Policy, rc runConfig, u unixExplanation) string {
 	switch u.Fence {
 	case "":
 		s := "unix sockets: allowed: " + unixSocketsWarning
-		if p.Network == policy.NetworkDeny {
+		switch {
+		case p.Network != policy.NetworkDeny:
+		case rc.backend == "landlock":
+			s += "; abstract ones of the host stay out of reach (Landlock scoping: this backend shares the host's network namespace)"
+		default:
 			s += "; abstract ones of the host stay out of reach (own network namespace)"
 		}
 		return s
@@ -240,7 +244,7 @@ func explainText(w io.Writer, p *policy.Policy, rc runConfig, rs landlock.Rulese
 		fmt.Fprintf(w, "  %s  (%s, in %s%s)\n", pr.Path, pr.Source, pr.Root, state)
 	}
 	fmt.Fprintf(w, "network: %s\n", p.Network)
-	fmt.Fprintln(w, unixLine(p, explainUnix(p, rc, rs)))
+	fmt.Fprintln(w, unixLine(p, rc, explainUnix(p, rc, rs)))
 	fmt.Fprintf(w, "env dropped: %s\n", orNone(strings.Join(p.DroppedEnv, " ")))
 	for _, l := range rs.Lines() {
 		fmt.Fprintln(w, l)

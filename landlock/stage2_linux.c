@@ -489,26 +489,34 @@ static int parse_args(int n, char **args, struct zs_config *c, struct zs_buf *er
 enum { ST_ENFORCED, ST_OFF, ST_UNAVAILABLE, ST_REFUSED };
 
 // zs_fence is fence(c): deny_only items are there under --network deny,
-// unix_only ones without --allow-unix-sockets.
+// unix_only ones without --allow-unix-sockets, abstract_only ones where
+// scopes_abstract(c).
 static const struct {
 	const char *what;
-	int abi, required, deny_only, unix_only;
+	int abi, required, deny_only, unix_only, abstract_only;
 } zs_fence[] = {
-	{"writes outside the writable roots", 1, 1, 0, 0},
-	{"truncation of files outside the writable roots", 3, 1, 0, 0},
-	{"TCP connect and bind", 4, 1, 1, 0},
-	{"signals to processes outside the sandbox", 6, 1, 0, 0},
-	{"connections to abstract unix sockets outside the sandbox", 6, 1, 0, 1},
-	{"connections to pathname unix sockets made outside the sandbox", 9, 0, 0, 1},
-	{"UDP bind and send", 10, 0, 1, 0},
+	{"writes outside the writable roots", 1, 1, 0, 0, 0},
+	{"truncation of files outside the writable roots", 3, 1, 0, 0, 0},
+	{"TCP connect and bind", 4, 1, 1, 0, 0},
+	{"signals to processes outside the sandbox", 6, 1, 0, 0, 0},
+	{"connections to abstract unix sockets outside the sandbox", 6, 1, 0, 0, 1},
+	{"connections to pathname unix sockets made outside the sandbox", 9, 0, 0, 1, 0},
+	{"UDP bind and send", 10, 0, 1, 0, 0},
 };
 
 #define ZS_FENCE_LEN ((int)(sizeof zs_fence / sizeof zs_fence[0]))
 
+// scopes_abstract is scopesAbstract(c).
+static int scopes_abstract(const struct zs_config *c)
+{
+	return !c->unix_allow || c->deny;
+}
+
 // in_required_fence: fence item i is required under c.
 static int in_required_fence(const struct zs_config *c, int i)
 {
-	return zs_fence[i].required && (c->deny || !zs_fence[i].deny_only) && (!c->unix_allow || !zs_fence[i].unix_only);
+	return zs_fence[i].required && (c->deny || !zs_fence[i].deny_only) &&
+	       (!c->unix_allow || !zs_fence[i].unix_only) && (scopes_abstract(c) || !zs_fence[i].abstract_only);
 }
 
 // zs_plan is the Ruleset without its paths (see rule_at).
@@ -539,10 +547,10 @@ static void make_plan(const struct zs_config *c, int abi, struct zs_plan *p)
 	if (c->deny)
 		p->net = net_at(p->abi); // no port is allowed
 	p->scoped = scope_at(p->abi);
-	if (c->unix_allow) {
+	if (c->unix_allow)
 		p->fs &= ~FS_RESOLVE_UNIX;
+	if (!scopes_abstract(c))
 		p->scoped &= ~SCOPE_ABSTRACT_UNIX_SOCKET;
-	}
 }
 
 // require_message is RequireError's Error (into msg) and Hint (into hint)
