@@ -50,7 +50,7 @@ func hostFacts() (policy.Host, error) {
 	if err != nil {
 		return policy.Host{}, cwdError(err)
 	}
-	return policy.Host{Cwd: cwd, CwdInfo: here, Home: home, AccountHome: account, Env: os.Environ(),
+	return policy.Host{Cwd: cwd, CwdInfo: here, Home: home, AccountHome: account, SudoHome: sudoHome(), Env: os.Environ(),
 		Uid: os.Geteuid(), Gid: os.Getegid(), Overflow: overflowUID(), Exe: selfExe()}, nil
 }
 
@@ -64,6 +64,21 @@ var selfExe = func() string {
 		return c
 	}
 	return p
+}
+
+// sudoHome is the home directory of the user who ran sudo (SUDO_UID), when
+// that is not the caller; "" otherwise. Trusting the variable can only
+// hide more.
+func sudoHome() string {
+	uid := os.Getenv("SUDO_UID")
+	if uid == "" || uid == strconv.Itoa(os.Getuid()) {
+		return ""
+	}
+	u, err := user.LookupId(uid)
+	if err != nil || !filepath.IsAbs(u.HomeDir) {
+		return ""
+	}
+	return u.HomeDir
 }
 
 // accountHome is the home directory of the caller's uid in the password

@@ -57,7 +57,7 @@ type Limits struct {
 type Options struct {
 	Network  Network  // every context; default deny
 	Writable []string // process: extra writable roots
-	Hide     []string // process: extra hidden paths
+	Hide     []string // process: extra hidden paths; docker, apple, local: a mount exposing one is refused
 	// Isolation "off" runs process commands unsandboxed, on purpose.
 	Isolation string
 	Zsandbox  string // process: path of the zsandbox binary

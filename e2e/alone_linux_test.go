@@ -16,14 +16,21 @@ import (
 // --backend landlock is for. The outer sandbox shares everything else.
 func (e *env) noUserns(t *testing.T, dir string, args ...string) result {
 	t.Helper()
-	bwrapPath, _ := exec.LookPath("bwrap")
-	cmd := e.command(dir)
-	cmd.Path = bwrapPath
-	cmd.Args = append([]string{"bwrap", "--dev-bind", "/", "/", "--unshare-user", "--disable-userns", "--", zsandbox}, args...)
+	cmd := e.noUsernsCommand(dir, args...)
 	var out, errb strings.Builder
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()
 	return result{code: exitCodeOf(err), stdout: out.String(), stderr: errb.String()}
+}
+
+// noUsernsCommand is the command noUserns runs, for callers that set its
+// standard descriptors.
+func (e *env) noUsernsCommand(dir string, args ...string) *exec.Cmd {
+	bwrapPath, _ := exec.LookPath("bwrap")
+	cmd := e.command(dir)
+	cmd.Path = bwrapPath
+	cmd.Args = append([]string{"bwrap", "--dev-bind", "/", "/", "--unshare-user", "--disable-userns", "--", zsandbox}, args...)
+	return cmd
 }
 
 // alone runs a shell script under --backend landlock where user namespaces

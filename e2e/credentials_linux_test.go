@@ -95,6 +95,14 @@ var namedFiles = []string{
 	".config/google-chrome/Default/Cookies", ".config/chromium/Default/Login Data",
 	".config/BraveSoftware/Brave-Browser/Default/Cookies",
 	"Library/Application Support/Google/Chrome/Default/Cookies",
+	// Missed before (red team): pip's user config with a password in its
+	// index URL, Composer's and glab's tokens, sbt's and Ivy's, svn's
+	// cached passwords, libpq's services, atuin's history database, Emacs
+	// auth-source, Thunderbird's profile.
+	".config/pip/pip.conf", ".pip/pip.conf", ".config/composer/auth.json", ".composer/auth.json",
+	".config/glab-cli/config.yml", ".sbt/credentials", ".ivy2/.credentials",
+	".subversion/auth/svn.simple/0123", ".pg_service.conf", ".local/share/atuin/history.db",
+	".authinfo", ".thunderbird/p.default/logins.json",
 }
 
 // TestDefaultEntriesHidden: every ~/ entry of profiles/hidden.txt (token
@@ -142,6 +150,8 @@ func (e *env) relocate(cwd string) (vars, files []string) {
 		"GOOGLE_APPLICATION_CREDENTIALS=" + m + "/sa.json", "AZURE_CONFIG_DIR=" + m + "/azure",
 		"CLOUDSDK_CONFIG=" + m + "/gcloud", "NETRC=" + m + "/netrc", "GH_CONFIG_DIR=" + m + "/gh",
 		"NPM_CONFIG_USERCONFIG=" + m + "/npmrc", "CODEX_HOME=" + m + "/codex",
+		"PIP_CONFIG_FILE=" + m + "/pip.conf", "COMPOSER_HOME=" + m + "/composer", "PGSERVICEFILE=" + m + "/pg_service",
+		"GLAB_CONFIG_DIR=" + m + "/glab",
 		"HISTFILE=hist/bash_history", // relative: the tools inside take it from the cwd
 	}
 	for _, rel := range []string{
@@ -151,6 +161,8 @@ func (e *env) relocate(cwd string) (vars, files []string) {
 		"cargo/credentials", "cargo/credentials.toml", "kube1", "kube2", "aws-credentials",
 		"aws-config", "sa.json", "azure/accessTokens.json", "gcloud/credentials.db", "netrc",
 		"gh/hosts.yml", "npmrc", "codex/auth.json",
+		"pip.conf", "composer/auth.json", "pg_service", "glab/config.yml",
+		"xdg/pip/pip.conf", "xdg/glab-cli/config.yml", "xdg/composer/auth.json", "data/atuin/history.db",
 	} {
 		files = append(files, filepath.Join(m, rel))
 	}
@@ -208,6 +220,11 @@ func credentialValues(secret string) []string {
 		"OP_SESSION_team=" + secret, "GITHUB_TOKEN=" + secret,
 		"CONNECTION=Server=db;User Id=sa;Password=" + secret + ";",
 		"BLOB=https://acct.blob.core.windows.net/c?sv=2022-11-02&sig=" + secret,
+		// Missed before (red team): a personal access token's usual names,
+		// Stripe's live keys, Slack webhook URLs.
+		"GITHUB_PAT=" + secret, "AZURE_DEVOPS_EXT_PAT=" + secret,
+		"STRIPE=sk_live_0123456789abcdef" + secret,
+		"SLACK_WEBHOOK=https://hooks.slack.com/services/T00000000/B00000000/" + secret,
 	}
 }
 
@@ -383,7 +400,7 @@ func ownAccount(t *testing.T) (identity, string) {
 // wheel.
 func TestWorkWithCredentialsHidden(t *testing.T) {
 	each(t, func(t *testing.T, e *env) {
-		for _, f := range []string{".npmrc", ".git-credentials", ".config/git/credentials", ".pypirc"} {
+		for _, f := range []string{".npmrc", ".git-credentials", ".config/git/credentials", ".pypirc", ".config/pip/pip.conf"} {
 			p := filepath.Join(e.home, f)
 			e.mkdir(filepath.Dir(p))
 			e.write(p, "//registry.npmjs.org/:_authToken="+e.secret+"\n")

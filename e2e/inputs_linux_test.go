@@ -209,8 +209,12 @@ func TestStdinDescriptor(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			r = e.runStdio(t, e.proj, stdio{in: os.NewFile(uintptr(fd), "opath")}, nil, args...)
-			unix.Close(fd)
+			// Closed through its *os.File: a raw close would leave the
+			// File's finalizer to close the number again later, by then
+			// another test's pipe (TestStdioBinaryExact flaked).
+			opath := os.NewFile(uintptr(fd), "opath")
+			r = e.runStdio(t, e.proj, stdio{in: opath}, nil, args...)
+			opath.Close()
 			refusedBeforeRun(t, e, r, "stdin an O_PATH descriptor "+strings.Join(flags, " "))
 		}
 		assertNotExist(t, filepath.Join(e.home, "planted"))

@@ -252,7 +252,7 @@ func AloneGaps() []string {
 		"host network namespace: under --network deny the seccomp filter refuses socket() for every family (IP, raw, " +
 			"netlink, unix and the rest); Landlock is a second fence only for TCP connect and bind (ABI 4), pathname unix " +
 			"sockets (ABI 9), UDP (ABI 10) and abstract unix sockets (scoping, ABI 6), so below those ABIs, and for every " +
-			"other family, the filter stands alone; sockets inherited on stdin, stdout or stderr stay usable; under " +
+			"other family, the filter stands alone; connected sockets inherited on stdin, stdout or stderr stay usable (a datagram or unconnected one is refused); under " +
 			"--network allow the command shares the host's network, loopback services included, while unix sockets stay " +
 			"closed as with bubblewrap (Landlock from ABI 9, else the filter refuses socket(AF_UNIX); --allow-unix-sockets opens them)",
 		"no IPC namespace: the host's System V IPC objects (shared memory, semaphores, message queues) are reachable " +

@@ -108,17 +108,26 @@ func fence(c Config) []Protection {
 		g = append(g, Protection{What: "TCP connect and bind", ABI: 4, Required: true})
 	}
 	g = append(g, Protection{What: "signals to processes outside the sandbox", ABI: 6, Required: true})
+	if scopesAbstract(c) {
+		g = append(g, Protection{What: "connections to abstract unix sockets outside the sandbox", ABI: 6, Required: true})
+	}
 	if !c.UnixSockets {
 		// Without ABI 9 the seccomp filter refuses socket(AF_UNIX) instead
 		// (see FencesUnixSockets), so the pathname one is not required.
-		g = append(g,
-			Protection{What: "connections to abstract unix sockets outside the sandbox", ABI: 6, Required: true},
-			Protection{What: "connections to pathname unix sockets made outside the sandbox", ABI: 9})
+		g = append(g, Protection{What: "connections to pathname unix sockets made outside the sandbox", ABI: 9})
 	}
 	if c.NetworkDeny {
 		g = append(g, Protection{What: "UDP bind and send", ABI: 10})
 	}
 	return g
+}
+
+// scopesAbstract reports whether c keeps the host's abstract unix sockets
+// out: without --allow-unix-sockets, and under --network deny with it, where
+// they belong to the host's network namespace, which bubblewrap leaves
+// behind but the Landlock-only backend shares (scoping is its only fence).
+func scopesAbstract(c Config) bool {
+	return !c.UnixSockets || c.NetworkDeny
 }
 
 // RequiredABI is the Landlock ABI that --landlock require demands for c: the
@@ -165,6 +174,8 @@ func Rules(c Config, abi int) Ruleset {
 	rs.Scoped = scopeAt(rs.ABI)
 	if c.UnixSockets {
 		rs.HandledFS &^= fsResolveUnix
+	}
+	if !scopesAbstract(c) {
 		rs.Scoped &^= scopeAbstractUnixSocket
 	}
 	rs.Paths = allowRules(c.Writable, rs.HandledFS)

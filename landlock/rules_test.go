@@ -57,6 +57,7 @@ func TestRules(t *testing.T) {
 	deny := Config{Mode: ModeAuto, Writable: []string{"/w"}, NetworkDeny: true}
 	allow := Config{Mode: ModeAuto, Writable: []string{"/w"}}
 	unixOn := Config{Mode: ModeAuto, Writable: []string{"/w"}, UnixSockets: true}
+	denyUnixOn := Config{Mode: ModeAuto, Writable: []string{"/w"}, NetworkDeny: true, UnixSockets: true}
 	require := Config{Mode: ModeRequire, Writable: []string{"/w"}, NetworkDeny: true}
 	off := Config{Mode: ModeOff, Writable: []string{"/w"}, NetworkDeny: true}
 	tests := []struct {
@@ -95,6 +96,11 @@ func TestRules(t *testing.T) {
 		{"auto abi 7 --allow-unix-sockets: signals scoped only", unixOn, 7, Ruleset{
 			Mode: ModeAuto, ABI: 7, RequiredABI: 6, Status: StatusEnforced, HandledFS: abi5FS, Scoped: scopeSignal,
 			Paths: paths(abi5FS, deviceRights)}},
+		// The Landlock-only backend shares the host's network namespace:
+		// scoping is what keeps its abstract sockets out under deny.
+		{"auto abi 7 deny --allow-unix-sockets: abstract still scoped", denyUnixOn, 7, Ruleset{
+			Mode: ModeAuto, ABI: 7, RequiredABI: 6, Status: StatusEnforced, HandledFS: abi5FS, HandledNet: tcpRights, Scoped: allScopes,
+			Paths: paths(abi5FS, deviceRights), Gaps: []Protection{gapUDP}}},
 		{"auto abi 9 deny: pathname sockets handled, granted nowhere", deny, 9, Ruleset{
 			Mode: ModeAuto, ABI: 9, RequiredABI: 6, Status: StatusEnforced, HandledFS: abi5FS | fsResolveUnix, HandledNet: tcpRights, Scoped: allScopes,
 			Paths: paths(abi5FS, deviceRights), Gaps: denyGaps[6:]}},

@@ -117,7 +117,11 @@ func (pl Plan) unixLine() string {
 	switch pl.Unix.Fence {
 	case "":
 		s := "unix sockets: allowed: " + UnixSocketsWarning
-		if pl.NetworkDeny {
+		switch {
+		case !pl.NetworkDeny:
+		case pl.Backend == Landlock:
+			s += "; abstract ones of the host stay out of reach (Landlock scoping: this backend shares the host's network namespace)"
+		default:
 			s += "; abstract ones of the host stay out of reach (own network namespace)"
 		}
 		return s

@@ -8,7 +8,8 @@ import (
 )
 
 // SourceAccountHome marks a hidden path under the account's home from the
-// password database, when it differs from $HOME.
+// password database (or the sudo user's, Host.SudoHome), when it differs
+// from $HOME.
 const SourceAccountHome Source = "account home"
 
 // candidate is a default hidden path before symlinks are resolved.
@@ -29,7 +30,7 @@ var xdgTwins = []struct{ prefix, name string }{
 // whose header gives the syntax) on host: "~/" entries under home and under
 // the account's home, "$NAME" entries from the host environment. Relative
 // values resolve against cwd, the command's working directory.
-func defaultCandidates(host Host, home, accountHome, cwd string) []candidate {
+func defaultCandidates(host Host, home string, accountHomes []string, cwd string) []candidate {
 	var out []candidate
 	for _, e := range profiles.Hidden() {
 		rel, ok := strings.CutPrefix(e, "~/")
@@ -38,8 +39,10 @@ func defaultCandidates(host Host, home, accountHome, cwd string) []candidate {
 			continue
 		}
 		out = append(out, candidate{path: filepath.Join(home, rel)})
-		if accountHome != "" && accountHome != home {
-			out = append(out, candidate{path: filepath.Join(accountHome, rel), source: SourceAccountHome})
+		for _, a := range accountHomes {
+			if a != home {
+				out = append(out, candidate{path: filepath.Join(a, rel), source: SourceAccountHome})
+			}
 		}
 		for _, x := range xdgTwins {
 			if rest, ok := strings.CutPrefix(rel, x.prefix); ok {

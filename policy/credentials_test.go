@@ -153,7 +153,9 @@ func TestEnvCredentialsUnderInnocentNames(t *testing.T) {
 		"AZ=DefaultEndpointsProtocol=https;AccountName=a;AccountKey=Zm9v;", "PEM=-----BEGIN OPENSSH PRIVATE KEY-----",
 		"GH=ghp_" + strings.Repeat("a", 36), "OAI=sk-" + strings.Repeat("b", 40),
 		"BLOB=https://acct.blob.core.windows.net/c?sv=2022&sig=abc%2Fdef", "MAPS=https://maps.example/api?key=AIzaXYZ",
-		"HDR=Authorization: Bearer abcdefghijklmnopqrstuvwxyz", "AWSID=AKIA" + strings.Repeat("C", 16), "ID=eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NSJ9.sig",
+		"HDR=Authorization: Bearer abcdefghijklmnopqrstuvwxyz", "AWSID=AKIA" + strings.Repeat("C", 16), "STS=ASIA" + strings.Repeat("D", 16),
+		"GITHUB_PAT=p", "AZURE_DEVOPS_EXT_PAT=p", "PAY=sk_live_" + strings.Repeat("e", 24), "RK=rk_live_" + strings.Repeat("f", 24),
+		"GMAPS=AIza" + strings.Repeat("g", 35), "HOOK=https://hooks.slack.com/services/T0001/B0001/abcdef", "ID=eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NSJ9.sig",
 	}
 	keep := []string{
 		"PWD=/src/app", "OLDPWD=/", "PATH=/usr/bin", "HOME=/h", "GIT_ASKPASS=/usr/bin/ask",
@@ -162,6 +164,7 @@ func TestEnvCredentialsUnderInnocentNames(t *testing.T) {
 		"URL=https://example.com:8443/path?q=1", "GIT_URL=ssh://git@host/repo.git",
 		"REGISTRY=https://registry.npmjs.org/@scope%2fpkg", "NOTE=ask-skip-this", "LS_COLORS=di=01;34",
 		"SEARCH=https://example.com/?q=keyboard&page=2", "MSG=basic auth is off",
+		"PATH_INFO=/x", "PATTERN=*.go", "SKETCH=sk_test_mode", "SLACK_CHANNEL=https://example.slack.com/archives/C01",
 	}
 	env, dropped, err := resolveEnv(append(append([]string{}, drop...), keep...), nil, []string{"DATABASE_URL"})
 	if err != nil {

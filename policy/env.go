@@ -16,10 +16,11 @@ var credentialWords = []string{
 // credentialParts are whole "_"-separated parts of a name that mark a
 // secret, where a substring would catch too much (PWD, PASSENGER_*):
 // DB_PASS, MYSQL_PWD, SENTRY_DSN, CI_JOB_JWT_V2, NPM_CONFIG__AUTH,
-// DOCKER_AUTH_CONFIG, RAILS_MASTER_KEY.
+// DOCKER_AUTH_CONFIG, RAILS_MASTER_KEY, GITHUB_PAT (a personal access
+// token: R's usethis and gh read it), AZURE_DEVOPS_EXT_PAT.
 var credentialParts = map[string]bool{
 	"PASS": true, "PWD": true, "PASSPHRASE": true, "DSN": true, "JWT": true,
-	"AUTH": true, "KEY": true, "CREDS": true, "COOKIE": true,
+	"AUTH": true, "KEY": true, "CREDS": true, "COOKIE": true, "PAT": true,
 }
 
 // notCredentials are names that match a rule above but hold none: AWS_*
@@ -64,8 +65,9 @@ func LooksLikeCredential(name string) bool {
 //     SharedAccessKey= field (ADO.NET, ODBC, Azure Storage);
 //   - a PEM private key;
 //   - a token in a format its issuer made recognisable (GitHub, GitLab,
-//     Slack, Anthropic, OpenAI, npm, PyPI, Hugging Face, an AWS key id)
-//     or a JWT.
+//     Slack, Anthropic, OpenAI, npm, PyPI, Hugging Face, Stripe's live
+//     keys, Google's API keys, an AWS key id, a temporary one too) or a
+//     JWT, or a Slack webhook URL (its path is the secret).
 //
 // The whole variable is dropped, not redacted: a URL without its password
 // fails to authenticate anyway, and dropping leaves no half-parsed value
@@ -77,7 +79,9 @@ var secretValue = regexp.MustCompile(`(?i:[a-z][a-z0-9+.-]*://[^/?#@\s]*:[^/?#@\
 	`|PRIVATE KEY-----` +
 	`|\b(?:gh[pousr]_[A-Za-z0-9]{36}|github_pat_[A-Za-z0-9_]{22,}|glpat-[A-Za-z0-9_-]{20}` +
 	`|xox[abposr]-[A-Za-z0-9-]{10,}|sk-[A-Za-z0-9_-]{20,}|npm_[A-Za-z0-9]{36}` +
-	`|pypi-[A-Za-z0-9_-]{50,}|hf_[A-Za-z0-9]{30,}|AKIA[0-9A-Z]{16})` +
+	`|pypi-[A-Za-z0-9_-]{50,}|hf_[A-Za-z0-9]{30,}|A(?:KIA|SIA)[0-9A-Z]{16}` +
+	`|[sr]k_live_[A-Za-z0-9]{16,}|AIza[0-9A-Za-z_-]{35})` +
+	`|hooks\.slack\.com/services/T[A-Za-z0-9]+/` +
 	`|eyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.`)
 
 // HoldsCredential reports whether a variable's value is dropped by

@@ -2,9 +2,11 @@ package policy
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 )
 
 // GitLayout describes the repository that contains a directory, read from
@@ -75,7 +77,10 @@ func readGit(top string) (GitLayout, bool) {
 		return GitLayout{}, false
 	}
 	l := GitLayout{WorkTree: top, GitDir: gitDir, CommonDir: gitDir, PointerFile: dotgit}
-	if common, ok := readDir(filepath.Join(gitDir, "commondir"), gitDir, ""); ok {
+	// A commondir naming the git dir itself (".", what zsandbox's
+	// placeholder for a missing one holds while another run is on) is no
+	// commondir, to git as here.
+	if common, ok := readDir(filepath.Join(gitDir, "commondir"), gitDir, ""); ok && common != gitDir {
 		l.CommonDir = common
 		l.Verified = isWorktreeOf(l)
 	} else {
@@ -124,8 +129,8 @@ func isGitDir(d string) bool {
 // coreWorktree reads core.worktree from a git config file: the plain
 // "key = value" form git itself writes there.
 func coreWorktree(file string) (string, bool) {
-	b, err := os.ReadFile(file)
-	if err != nil || len(b) > 1<<20 {
+	b, ok := readSmall(file, maxConfigSize)
+	if !ok {
 		return "", false
 	}
 	section := ""
@@ -141,6 +146,26 @@ func coreWorktree(file string) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// readSmall reads a regular file of at most max bytes. The git files
+// zsandbox reads may have been made by an earlier run: a FIFO (opened
+// without blocking) or /dev/zero in their place must not hang every
+// later run, nor a huge file slow it.
+func readSmall(file string, max int64) ([]byte, bool) {
+	f, err := os.OpenFile(file, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, false
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() || fi.Size() > max {
+		return nil, false
+	}
+	b, err := io.ReadAll(io.LimitReader(f, max+1))
+	if err != nil || int64(len(b)) > max {
+		return nil, false
+	}
+	return b, true
 }
 
 // readDir reads a one-line path file (see readPath) that must name an
@@ -159,12 +184,12 @@ func readDir(file, base, prefix string) (string, bool) {
 // readPath reads a one-line path file (after an optional prefix) and
 // resolves it against base; the result exists and is symlink-free.
 func readPath(file, base, prefix string) (string, bool) {
-	b, err := os.ReadFile(file)
-	if err != nil || len(b) > 4096 {
+	b, ok := readSmall(file, 4096)
+	if !ok {
 		return "", false
 	}
 	line, _, _ := strings.Cut(string(b), "\n")
-	line, ok := strings.CutPrefix(line, prefix)
+	line, ok = strings.CutPrefix(line, prefix)
 	line = strings.TrimSpace(line)
 	if !ok || line == "" {
 		return "", false

@@ -1,7 +1,6 @@
 package policy
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 )
@@ -34,8 +33,11 @@ func readGitConfig(file, home string) gitConfig {
 }
 
 func (c *gitConfig) read(file, home string, depth int) {
-	b, err := os.ReadFile(file)
-	if err != nil || len(b) > maxConfigSize || depth > 10 {
+	if depth > 10 {
+		return
+	}
+	b, ok := readSmall(file, maxConfigSize)
+	if !ok {
 		return
 	}
 	section := ""

@@ -61,7 +61,7 @@ func (p *Policy) resolveProtected(asked []Path, host Host, fs *symlinks, exe str
 	roots, explicit, masked := pathSet{}, pathSet{}, pathSet{}
 	for _, r := range p.Writable {
 		roots.add(r.Path)
-		if r.Source == SourceFlag || r.Source == SourceEnv || r.Source == SourceSettings {
+		if r.named() {
 			// A user who names a protected path, or a path inside one,
 			// gets it writable: mark the root and its ancestors. A
 			// default root (the cwd, TMPDIR) opens nothing: a protected
@@ -84,7 +84,11 @@ func (p *Policy) resolveProtected(asked []Path, host Host, fs *symlinks, exe str
 		cands = append(cands, protectable{path: exe, source: SourceSelf,
 			why: "zsandbox's own binary: the next run would run whatever the command put there"})
 	}
-	for _, c := range append(p.protectedCandidates(host), cands...) {
+	builtin, err := p.protectedCandidates(host)
+	if err != nil {
+		return err
+	}
+	for _, c := range append(builtin, cands...) {
 		path, root, ok := placeCandidate(c.path, roots, fs)
 		if !ok || seen[path] || explicit[path] || masked.under(path) {
 			continue
@@ -137,10 +141,13 @@ func placeCandidate(path string, roots pathSet, fs *symlinks) (string, string, b
 // each repository zsandbox knows of, the start-up files of home, the
 // project config at each project top, PATH directories, and hidden paths
 // that do not exist yet.
-func (p *Policy) protectedCandidates(host Host) []protectable {
-	git, tops := p.gitCandidates(host)
+func (p *Policy) protectedCandidates(host Host) ([]protectable, error) {
+	git, tops, err := p.gitCandidates(host)
+	if err != nil {
+		return nil, err
+	}
 	out := append(git, homeCandidates(p.Home, host)...)
-	out = append(out, projectCandidates(append(tops, p.Cwd, p.Home))...)
+	out = append(out, projectCandidates(append(append(tops, p.Cwd, p.Home), p.namedDirs()...))...)
 	out = append(out, pathCandidates(host.Getenv("PATH"), p.Home, p.Cwd)...)
 	// A hidden path that does not exist yet has no mask; inside a writable
 	// root the command could create it (~/.ssh/authorized_keys, a settings
@@ -149,6 +156,27 @@ func (p *Policy) protectedCandidates(host Host) []protectable {
 		if !h.Exists {
 			out = append(out, protectable{path: h.Path, source: SourceHiddenAbsent,
 				why: "a hidden path (credentials or zsandbox's settings) that must not be created"})
+		}
+	}
+	return out, nil
+}
+
+// named says the user named the root (--writable, ZSANDBOX_WRITABLE,
+// settings): not a default one.
+func (r Root) named() bool {
+	return r.Source == SourceFlag || r.Source == SourceEnv || r.Source == SourceSettings
+}
+
+// namedDirs are the directories outside the cwd the user named as
+// writable roots: each may be a project top (another checkout the agent
+// works in next), whose agent and editor config a command must not plant.
+// One inside the cwd (a build directory, --writable .claude) is part of
+// the cwd's project.
+func (p *Policy) namedDirs() []string {
+	var out []string
+	for _, r := range p.Writable {
+		if r.named() && !p.FileRoots[r.Path] && !Within(r.Path, p.Cwd) {
+			out = append(out, r.Path)
 		}
 	}
 	return out

@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 
@@ -8,9 +9,22 @@ import (
 )
 
 // maxGitDirs bounds the git directories examined for one policy (the
-// repositories, their submodules and nested submodules), so a repository
-// with a thousand submodules cannot make every run slow.
-const maxGitDirs = 64
+// repositories, their submodules and nested submodules, the linked
+// worktrees of each), so a repository with a thousand submodules cannot
+// make every run slow. More is refused, never cut short: .git/modules and
+// .git/worktrees are writable, and a command that filled them with fakes
+// sorting first would push the real ones out of the next run's protection.
+const maxGitDirs = 256
+
+// tooManyGitDirs refuses a repository with more git directories in where
+// than maxGitDirs.
+func tooManyGitDirs(where string) error {
+	return &UnsafeError{
+		Msg: fmt.Sprintf("more than %d git directories (repositories, submodules, linked worktrees) in %q: zsandbox protects each one git may run code from, and will not protect only some (a command could have added fakes to push the real ones out)",
+			maxGitDirs, where),
+		Hint: fmt.Sprintf("look at %s: remove what is no longer used (git worktree prune; the .git/modules/NAME of a removed submodule) or what you did not make, then run again", where),
+	}
+}
 
 // gitDir is one git directory whose files git runs, with the work tree
 // its hooks run in ("" when not known from the layout).
@@ -29,7 +43,7 @@ type gitDir struct {
 // one readdir per level); the effective hooks directory when
 // core.hooksPath names one, and the files config includes. It also
 // returns the work-tree tops, which hold project config.
-func (p *Policy) gitCandidates(host Host) ([]protectable, []string) {
+func (p *Policy) gitCandidates(host Host) ([]protectable, []string, error) {
 	var dirs []gitDir
 	var out []protectable
 	var tops []string
@@ -48,8 +62,11 @@ func (p *Policy) gitCandidates(host Host) ([]protectable, []string) {
 		addLayout(l)
 	}
 	for _, r := range p.Writable {
-		if !p.trust.safeTop(r.Path) {
-			continue // others may write it: its .git counts for nothing
+		if r.Source == SourceTmpDir || r.Source == SourceDefault || !p.trust.guardsTop(r.Path) {
+			// A shared root's .git (any run could have made it, and a
+			// symlink in it would make every later run refuse), or
+			// another user's: it counts for nothing.
+			continue
 		}
 		if l, ok := readGit(r.Path); ok {
 			addLayout(l)
@@ -64,7 +81,10 @@ func (p *Policy) gitCandidates(host Host) ([]protectable, []string) {
 		out = append(out, protectable{path: f, source: SourceGitInclude, why: "a file git's global config includes: config that runs programs"})
 	}
 	seen := map[string]bool{}
-	for i := 0; i < len(dirs) && i < maxGitDirs; i++ {
+	for i := 0; i < len(dirs); i++ {
+		if i >= maxGitDirs {
+			return nil, nil, tooManyGitDirs(dirs[0].dir)
+		}
 		d := dirs[i]
 		if seen[d.dir] {
 			continue
@@ -72,14 +92,25 @@ func (p *Policy) gitCandidates(host Host) ([]protectable, []string) {
 		seen[d.dir] = true
 		cands, workTree := gitDirCandidates(d, global.hooksPaths, p.Home)
 		out = append(out, cands...)
-		for _, m := range submoduleDirs(d.dir) {
+		if d.common == "" {
+			admin, err := worktreeAdminCandidates(d.dir, p.Home)
+			if err != nil {
+				return nil, nil, err
+			}
+			out = append(out, admin...)
+		}
+		subs, err := submoduleDirs(d.dir)
+		if err != nil {
+			return nil, nil, err
+		}
+		for _, m := range subs {
 			dirs = append(dirs, gitDir{m, "", SourceSubmodule, false, ""})
 		}
 		embedded, gitfiles := gitmodulesRepos(workTree, p.Home)
 		dirs = append(dirs, embedded...)
 		out = append(out, gitfiles...)
 	}
-	return out, tops
+	return out, tops, nil
 }
 
 // gitDirCandidates puts the git list (profiles/protected-git.txt) in one
@@ -119,6 +150,39 @@ func gitDirCandidates(d gitDir, global []string, home string) ([]protectable, st
 		return out, ""
 	}
 	return out, base
+}
+
+// worktreeAdminCandidates protects, in every linked worktree's admin dir
+// under common/worktrees (one readdir), the files git in that worktree
+// obeys: commondir (git takes config and hooks from where it points; git
+// does not check it), gitdir, and config.worktree. From the main worktree
+// they are plain files of the writable .git, and the user's next git in
+// the other worktree would run a fake common dir's core.fsmonitor. An
+// admin dir a command creates is a new nested repository (README).
+func worktreeAdminCandidates(common, home string) ([]protectable, error) {
+	dir := filepath.Join(common, "worktrees")
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, nil
+	}
+	if len(ents) > maxGitDirs {
+		return nil, tooManyGitDirs(dir)
+	}
+	worktreeConfig := readGitConfig(filepath.Join(common, "config"), home).worktreeConfig
+	var out []protectable
+	for _, e := range ents {
+		if !e.IsDir() {
+			continue
+		}
+		admin := filepath.Join(common, "worktrees", e.Name())
+		why := "a linked worktree's admin file: names the git directory and config git in that worktree takes config and hooks from"
+		for _, f := range []string{"commondir", "gitdir"} {
+			out = append(out, protectable{path: filepath.Join(admin, f), source: SourceGit, existing: true, why: why})
+		}
+		out = append(out, protectable{path: filepath.Join(admin, "config.worktree"), source: SourceGit,
+			existing: !worktreeConfig, why: "per-worktree config of a linked worktree, read when extensions.worktreeConfig is on"})
+	}
+	return out, nil
 }
 
 // gitfileCandidate protects a submodule's .git file (when it exists),
@@ -194,28 +258,38 @@ func globalGitConfig(home string, host Host) gitConfig {
 
 // submoduleDirs lists the git directories under dir/modules. A submodule
 // name may hold slashes, so a directory that is not a git directory is
-// looked into, to a small depth; nothing else is read.
-func submoduleDirs(dir string) []string {
+// looked into, to a small depth; nothing else is read. Every directory
+// looked at counts towards maxGitDirs.
+func submoduleDirs(dir string) ([]string, error) {
 	var out []string
-	var look func(d string, depth int)
-	look = func(d string, depth int) {
+	seen := 0
+	var look func(d string, depth int) error
+	look = func(d string, depth int) error {
 		ents, err := os.ReadDir(d)
 		if err != nil {
-			return
+			return nil
 		}
 		for _, e := range ents {
+			if !e.IsDir() {
+				continue
+			}
+			if seen++; seen > maxGitDirs {
+				return tooManyGitDirs(filepath.Join(dir, "modules"))
+			}
 			sub := filepath.Join(d, e.Name())
 			switch {
-			case len(out) >= maxGitDirs || !e.IsDir():
 			case isGitDir(sub):
 				out = append(out, sub)
 			case depth < 3:
-				look(sub, depth+1)
+				if err := look(sub, depth+1); err != nil {
+					return err
+				}
 			}
 		}
+		return nil
 	}
-	look(filepath.Join(dir, "modules"), 0)
-	return out
+	err := look(filepath.Join(dir, "modules"), 0)
+	return out, err
 }
 
 func absFrom(p, base string) string {

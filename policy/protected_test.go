@@ -27,7 +27,9 @@ func protectedUnder(p *Policy, base string) []string {
 // projectNames is the project list at one top, with its source.
 func projectNames(top string) []string {
 	var out []string
-	for _, n := range []string{".agents", ".claude", ".codex", ".cursor", ".envrc", ".gemini", ".gitmodules", ".idea", ".mcp.json", ".vscode", ".zidane"} {
+	for _, n := range []string{".agents", ".aider.conf.yml", ".amazonq", ".claude", ".codex", ".continue", ".crush.json", ".cursor",
+		".devcontainer", ".devcontainer.json", ".envrc", ".gemini", ".gitmodules", ".idea", ".kiro", ".mcp.json", ".opencode",
+		".qwen", ".roo", ".vscode", ".zed", ".zidane", "crush.json", "opencode.json", "opencode.jsonc"} {
 		out = append(out, filepath.Join(top, n)+" project config")
 	}
 	return out
@@ -71,7 +73,7 @@ func TestResolveProtected(t *testing.T) {
 			sorted(gitNames(".git", SourceGit)[:2], projectNames("."))},
 		{"--protect adds, --writable wins", f.proj, []Path{{".vscode", SourceFlag}},
 			[]Path{{"Makefile", SourceProtectFlag}, {"~/proj/build.sh", SourceSettings}, {".vscode", SourceProtectEnv}}, f.proj,
-			sorted(gitNames(".git", SourceGit), projectNames(".")[:9], projectNames(".")[10:],
+			sorted(gitNames(".git", SourceGit), projectNames(".")[:19], projectNames(".")[20:],
 				[]string{"Makefile --protect", "build.sh settings"})},
 		{"linked worktree", f.wt, nil, nil, f.home,
 			sorted(gitNames("main/.git", SourceGit), gitNames("main/.git/worktrees/wt", SourceGit),

@@ -20,7 +20,12 @@ type Host struct {
 	// caller's uid; "" when unknown. Tools that ignore $HOME (ssh) read
 	// their credentials there, so the defaults are hidden under both.
 	AccountHome string
-	Env         []string // the caller's environment, KEY=VALUE
+	// SudoHome is the password database's home of the user who ran sudo
+	// (SUDO_UID), when that is not the caller: `sudo zsandbox` keeps
+	// HOME=/root, and that user's world-readable stores (a 0644 ~/.pypirc)
+	// are hidden as the account home's are. "" otherwise.
+	SudoHome string
+	Env      []string // the caller's environment, KEY=VALUE
 	// Uid and Gid are the caller's effective ids; Overflow is the uid that
 	// unmapped owners show as in a user namespace that does not map root
 	// (-1 or 0 when every uid is mapped). The trust rules read them.
@@ -186,13 +191,15 @@ func resolveHidden(extra []string, host Host, home, cwd string, fs *symlinks) ([
 			out = append(out, h)
 		}
 	}
-	accountHome := ""
-	if host.AccountHome != "" && filepath.IsAbs(host.AccountHome) {
-		r := fs.walk(filepath.Clean(host.AccountHome), 0)
-		accountHome = r.path
-		via = append(via, linked{fmt.Sprintf("the account home %q", host.AccountHome), r.links})
+	var accountHomes []string
+	for _, h := range []string{host.AccountHome, host.SudoHome} {
+		if h != "" && filepath.IsAbs(h) {
+			r := fs.walk(filepath.Clean(h), 0)
+			accountHomes = append(accountHomes, r.path)
+			via = append(via, linked{fmt.Sprintf("the account home %q", h), r.links})
+		}
 	}
-	for _, c := range defaultCandidates(host, home, accountHome, cwd) {
+	for _, c := range defaultCandidates(host, home, accountHomes, cwd) {
 		r := fs.walk(c.path, 0)
 		via = append(via, linked{fmt.Sprintf("hidden path %q", c.path), r.links})
 		h := hiddenFact(r)

@@ -21,7 +21,7 @@ func homeCandidates(home string, host Host) []protectable {
 	for _, e := range profiles.ProtectedInHome() {
 		if name, ok := strings.CutPrefix(e.Path, "$"); ok && !strings.Contains(name, "/") {
 			if v := host.Getenv(name); filepath.IsAbs(v) {
-				out = append(out, protectable{path: filepath.Clean(v), dir: e.Dir, source: SourceHomeStartup, why: e.Why})
+				out = append(out, protectable{path: filepath.Clean(v), dir: e.Dir, source: SourceHomeStartup, why: e.Why, content: placeholderContent(v)})
 			}
 			continue
 		}
@@ -31,11 +31,21 @@ func homeCandidates(home string, host Host) []protectable {
 				continue
 			}
 			for _, d := range dirs {
-				out = append(out, protectable{path: filepath.Join(d, rel), dir: e.Dir, source: SourceHomeStartup, why: e.Why})
+				out = append(out, protectable{path: filepath.Join(d, rel), dir: e.Dir, source: SourceHomeStartup, why: e.Why, content: placeholderContent(rel)})
 			}
 		}
 	}
 	return out
+}
+
+// placeholderContent is what the placeholder of a missing config file
+// holds: "{}" for JSON (.mcp.json, opencode.json), which a tool inside the
+// sandbox reads as no settings where an empty file is a parse error.
+func placeholderContent(name string) string {
+	if strings.HasSuffix(name, ".json") || strings.HasSuffix(name, ".jsonc") {
+		return "{}"
+	}
+	return ""
 }
 
 // withEnv is def, plus the variable's value when it is an absolute path.
@@ -52,7 +62,7 @@ func projectCandidates(tops []string) []protectable {
 	var out []protectable
 	for _, top := range tops {
 		for _, e := range profiles.ProtectedInProject() {
-			out = append(out, protectable{path: filepath.Join(top, e.Path), dir: e.Dir, source: SourceProject, why: e.Why})
+			out = append(out, protectable{path: filepath.Join(top, e.Path), dir: e.Dir, source: SourceProject, why: e.Why, content: placeholderContent(e.Path)})
 		}
 	}
 	return out

@@ -54,6 +54,11 @@ func (t *trust) rootOwned(uid int) bool {
 	return uid == 0 || (t.overflow > 0 && uid == t.overflow)
 }
 
+// ownOrRoot says the owner uid is the caller or root.
+func (t *trust) ownOrRoot(uid int) bool {
+	return uid == t.uid || t.rootOwned(uid)
+}
+
 // stat is what a trust decision reads about one path (not following a
 // final symlink).
 type stat struct {
@@ -146,6 +151,30 @@ func (t *trust) safeTop(top string) bool {
 	return st.uid == t.uid || t.rootOwned(st.uid) || t.uid == 0
 }
 
+// guardsTop says whether the git files of a repository whose top is a
+// writable root are protected: when its .git counts (safeTop), and also
+// when others may write the top but it and its .git are the caller's (a
+// CI workspace made mode 777, a team's group-writable checkout): git uses
+// such a repository (safe.directory looks at owners only), and protecting
+// it widens nothing. Another user's .git there (git refuses it) and a
+// shared root's own stay out: a symlink in them would deny the caller
+// every run.
+func (t *trust) guardsTop(top string) bool {
+	if t.safeTop(top) {
+		return true
+	}
+	if t.shared[top] {
+		return false
+	}
+	for _, p := range []string{top, filepath.Join(top, ".git")} {
+		if st, ok := lstatOwner(p); ok && st.uid != t.uid {
+			return false
+		}
+	}
+	_, ok := lstatOwner(top)
+	return ok
+}
+
 // InputError refuses a file zsandbox would read and then obey (a seccomp
 // profile, a settings file) that a sandboxed command could have written.
 func inputError(what, path, why string) error {
@@ -158,7 +187,8 @@ func inputError(what, path, why string) error {
 // CheckInput refuses the file at path, which zsandbox is about to read and
 // obey (what names it in the message), when a sandboxed command could have
 // written it: reached through a symlink it could have planted, under a
-// shared root, in a directory (or a file) others may write, or, unless
+// shared root, in a directory (or a file) others may write or another
+// user owns, or, unless
 // rootsOK, inside one of this run's writable roots (this run could rewrite
 // it for the next one). A file that does not exist passes: the caller
 // reports it.
@@ -178,6 +208,10 @@ func (p *Policy) CheckInput(what, path string, rootsOK bool) error {
 		return inputError(what, path, "lies under a shared writable root (/tmp, /var/tmp or $TMPDIR)")
 	case !okF || !okD || t.othersMayWrite(f) || t.othersMayWrite(d):
 		return inputError(what, path, "may be written by other users (it or its directory is group- or world-writable)")
+	case !t.ownOrRoot(f.uid) || !t.ownOrRoot(d.uid):
+		// The owner may write it, and chmod it: another user's
+		// sandboxed runs (or the user) could rewrite what this one obeys.
+		return inputError(what, path, "belongs to another user (it or its directory is owned by neither you nor root)")
 	}
 	if root, ok := p.RootFinder()(r.path); ok && !rootsOK {
 		return inputError(what, path, fmt.Sprintf("lies inside the writable root %q of this run", root))

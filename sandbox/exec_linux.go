@@ -55,6 +55,12 @@ func Exec(pl plan.Plan, hints bool) error {
 		return err
 	}
 	defer exe.Close()
+	// Before any placeholder is made: a policy bwrap cannot take must
+	// leave nothing behind (with thousands of roots, each holding project
+	// config, the guard could not even start to remove them).
+	if n := len(pl.Bwrap.Args) + len(pl.Bwrap.Command) + 4; n > bwrap.MaxArgs {
+		return exit.Usagef("the policy needs %d bwrap arguments, more than bubblewrap accepts (%d): use fewer --writable/--hide paths (for example a common parent)", n, bwrap.MaxArgs)
+	}
 	// Before any process starts (the placeholder guard included), so no
 	// descriptor zsandbox inherited reaches one.
 	if err := bwrap.CloseInherited(); err != nil {
@@ -74,9 +80,6 @@ func Exec(pl plan.Plan, hints bool) error {
 
 // runBwrap runs the plan's command (the user's, or the stage 2 in front of it).
 func runBwrap(bin string, pl plan.Plan, hints bool, filter, exe *os.File, ph *bwrap.Placeholders, std stdio) error {
-	if n := len(pl.Bwrap.Args) + len(pl.Bwrap.Command) + 4; n > bwrap.MaxArgs {
-		return exit.Usagef("the policy needs %d bwrap arguments, more than bubblewrap accepts (%d): use fewer --writable/--hide paths (for example a common parent)", n, bwrap.MaxArgs)
-	}
 	out := newOutputs(pl.Hint, hints)
 	out.copyOutputs(std)
 	stdin, err := copyIn(os.Stdin, std[0])

@@ -21,9 +21,14 @@ import (
 // rather than the sandbox's. So each standard descriptor is looked at
 // before anything starts, and reaches the command only as a stream:
 //
-//   - a pipe, a socket, a terminal or a harmless device (/dev/null,
-//     /dev/zero, /dev/full, /dev/random, /dev/urandom) passes as it is:
-//     reopening it gives nothing more;
+//   - a pipe, a socket tied to one peer (connected stream or seqpacket, or
+//     listening), a terminal or a harmless device (/dev/null, /dev/zero,
+//     /dev/full, /dev/random, /dev/urandom) passes as it is: reopening it
+//     gives nothing more;
+//   - a socket that can still choose its peer (a datagram socket sends to
+//     any address, an unconnected one can connect(2) anywhere) is copied
+//     through a pipe: passed, it would reach the host's unix sockets and
+//     the network past --network deny and the unix-socket rule;
 //   - a regular file or any other device is copied through a pipe by
 //     zsandbox; stdin passes as it is only when it is read-only and a
 //     reopening for writing gets no more than the policy (fencedReopen),
@@ -33,15 +38,17 @@ import (
 //
 // The Landlock-only backend execs the command in place and cannot copy;
 // there Landlock checks every reopening against the whole policy (reads of
-// hidden paths included), and a stdin open for writing is refused.
+// hidden paths included), and a stdin open for writing or a socket that can
+// choose its peer is refused.
 
 // streamKind is what one standard descriptor is, for stdioPlan.
 type streamKind int
 
 const (
-	kindStream  streamKind = iota // nothing to reopen beyond the stream
-	kindFile                      // a regular file or a device: reopenable
-	kindRefused                   // a directory, an O_PATH descriptor, other
+	kindStream     streamKind = iota // nothing to reopen beyond the stream
+	kindFile                         // a regular file or a device: reopenable
+	kindFreeSocket                   // a socket that can choose its peer
+	kindRefused                      // a directory, an O_PATH descriptor, other
 )
 
 // stdStream is one of zsandbox's standard descriptors.
@@ -67,13 +74,19 @@ const (
 var streamNames = [3]string{"stdin", "stdout", "stderr"}
 
 // kindOf classifies a descriptor from fstat's mode and rdev, whether it is
-// an O_PATH descriptor and whether it is a terminal.
-func kindOf(mode uint32, rdev uint64, oPath, terminal bool) (streamKind, string) {
+// an O_PATH descriptor, whether it is a terminal and, for a socket, whether
+// it can choose its peer.
+func kindOf(mode uint32, rdev uint64, oPath, terminal, freeSocket bool) (streamKind, string) {
 	if oPath {
 		return kindRefused, "an O_PATH descriptor"
 	}
 	switch mode & unix.S_IFMT {
-	case unix.S_IFIFO, unix.S_IFSOCK:
+	case unix.S_IFSOCK:
+		if freeSocket {
+			return kindFreeSocket, ""
+		}
+		return kindStream, ""
+	case unix.S_IFIFO:
 		return kindStream, ""
 	case unix.S_IFCHR:
 		if terminal || harmlessDevice(rdev) {
@@ -113,6 +126,10 @@ func stdioPlan(s stdStream, fenced, inPlace bool) (streamUse, error) {
 			name, s.what, s.fd, redirect(s.fd))
 	case s.kind == kindStream:
 		return usePass, nil
+	case s.kind == kindFreeSocket && inPlace:
+		return 0, exit.Usagef("%s is a datagram or unconnected socket: the command could send it to, or connect it to, any address (the host's unix sockets, the network) past the sandbox; the command did not run; give it through a pipe (cmd | zsandbox exec ...)", name)
+	case s.kind == kindFreeSocket:
+		return useCopy, nil
 	case inPlace && s.fd == 0 && s.writable:
 		return 0, exit.Usagef("stdin is a file open for writing: the command could write it through the descriptor; the command did not run; give it read-only (<, not <>)")
 	case inPlace, s.fd == 0 && fenced && !s.writable:

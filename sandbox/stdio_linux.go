@@ -22,11 +22,29 @@ func readStream(fd int) (stdStream, error) {
 	}
 	_, terr := unix.IoctlGetTermios(fd, getTermios)
 	s := stdStream{fd: fd, writable: flags&unix.O_ACCMODE != unix.O_RDONLY}
-	s.kind, s.what = kindOf(st.Mode, st.Rdev, flags&unix.O_PATH != 0, terr == nil)
+	free := st.Mode&unix.S_IFMT == unix.S_IFSOCK && freeSocket(fd)
+	s.kind, s.what = kindOf(st.Mode, st.Rdev, flags&unix.O_PATH != 0, terr == nil, free)
 	if s.kind == kindFile {
 		s.path, s.nlink = filePath(fd, st), uint64(st.Nlink)
 	}
 	return s, nil
+}
+
+// freeSocket reports whether socket fd can still choose whom it talks to:
+// a datagram socket sends to any address (sendto on a connected unix or UDP
+// one too), an unconnected stream socket can connect. A connected stream or
+// seqpacket socket, or a listening one, cannot. What cannot be asked counts
+// as free.
+func freeSocket(fd int) bool {
+	if on, err := unix.GetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_ACCEPTCONN); err == nil && on == 1 {
+		return false
+	}
+	typ, err := unix.GetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_TYPE)
+	if err != nil || typ != unix.SOCK_STREAM && typ != unix.SOCK_SEQPACKET {
+		return true
+	}
+	_, err = unix.Getpeername(fd)
+	return err != nil
 }
 
 // filePath is where the file open on fd is, if that path still names it.

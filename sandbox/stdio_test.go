@@ -21,21 +21,23 @@ func TestKindOf(t *testing.T) {
 		rdev     uint64
 		oPath    bool
 		terminal bool
+		free     bool
 		want     streamKind
 	}{
-		{"pipe", unix.S_IFIFO, 0, false, false, kindStream},
-		{"socket", unix.S_IFSOCK, 0, false, false, kindStream},
-		{"terminal", unix.S_IFCHR, tty, false, true, kindStream},
-		{"/dev/null", unix.S_IFCHR, null, false, false, kindStream},
-		{"/dev/kmsg", unix.S_IFCHR, kmsg, false, false, kindFile},
-		{"regular file", unix.S_IFREG, 0, false, false, kindFile},
-		{"block device", unix.S_IFBLK, unix.Mkdev(8, 0), false, false, kindFile},
-		{"directory", unix.S_IFDIR, 0, false, false, kindRefused},
-		{"O_PATH file", unix.S_IFREG, 0, true, false, kindRefused},
-		{"O_PATH symlink", unix.S_IFLNK, 0, true, false, kindRefused},
+		{"pipe", unix.S_IFIFO, 0, false, false, false, kindStream},
+		{"socket", unix.S_IFSOCK, 0, false, false, false, kindStream},
+		{"datagram or unconnected socket", unix.S_IFSOCK, 0, false, false, true, kindFreeSocket},
+		{"terminal", unix.S_IFCHR, tty, false, true, false, kindStream},
+		{"/dev/null", unix.S_IFCHR, null, false, false, false, kindStream},
+		{"/dev/kmsg", unix.S_IFCHR, kmsg, false, false, false, kindFile},
+		{"regular file", unix.S_IFREG, 0, false, false, false, kindFile},
+		{"block device", unix.S_IFBLK, unix.Mkdev(8, 0), false, false, false, kindFile},
+		{"directory", unix.S_IFDIR, 0, false, false, false, kindRefused},
+		{"O_PATH file", unix.S_IFREG, 0, true, false, false, kindRefused},
+		{"O_PATH symlink", unix.S_IFLNK, 0, true, false, false, kindRefused},
 	}
 	for _, tc := range tests {
-		if got, _ := kindOf(tc.mode|0o644, tc.rdev, tc.oPath, tc.terminal); got != tc.want {
+		if got, _ := kindOf(tc.mode|0o644, tc.rdev, tc.oPath, tc.terminal, tc.free); got != tc.want {
 			t.Errorf("kindOf(%s) = %d, want %d", tc.name, got, tc.want)
 		}
 	}
@@ -64,6 +66,8 @@ func TestStdioPlan(t *testing.T) {
 		{"in place, stdout file", stdStream{fd: 1, kind: kindFile, writable: true}, false, true, usePass, ""},
 		{"in place, stdin read-write", stdStream{fd: 0, kind: kindFile, writable: true}, false, true, 0, "open for writing"},
 		{"in place, directory", stdStream{fd: 2, kind: kindRefused, what: "a directory"}, false, true, 0, "stderr is a directory"},
+		{"stdin datagram socket", stdStream{fd: 0, kind: kindFreeSocket}, true, false, useCopy, ""},
+		{"in place, stdin datagram socket", stdStream{fd: 0, kind: kindFreeSocket}, false, true, 0, "datagram or unconnected socket"},
 	}
 	for _, tc := range tests {
 		got, err := stdioPlan(tc.s, tc.fenced, tc.inPlace)

@@ -148,7 +148,7 @@ func TestDecisions(t *testing.T) {
 			{"plant a VS Code user task", file("file-write-create", home+"/.config/Code/User/tasks.json"), false},
 			{"set npm's script-shell", file("file-write-create", home+"/.npmrc"), false},
 			{"a backup beside a dotfile", file("file-write-create", home+"/.zshrc.bak"), true},
-			{"other config", file("file-write-create", home+"/.config/nvim/init.lua"), true},
+			{"other config", file("file-write-create", home+"/.config/htop/htoprc"), true},
 			{"a cache", file("file-write-data", home+"/Library/Caches/x"), true},
 			{"remove an unrelated folder in home", file("file-write-unlink", home+"/Downloads"), true},
 			{"read zsandbox's settings", file("file-read-data", home+"/.config/zsandbox/settings.json"), false},

@@ -69,7 +69,7 @@ func WithNetworkDeny(p *specs.LinuxSeccomp) *specs.LinuxSeccomp {
 //
 // Rules of p for these syscalls are replaced, never loosened beyond the
 // above: rules naming socketcall or io_uring are dropped for the deny; a
-// permissive rule naming socket is cut down to the allowed families (each
+// permissive rule (SCMP_ACT_TRACE counts as one, see mayRun) naming socket is cut down to the allowed families (each
 // named exactly); a restrictive one is kept, or dropped when every socket is
 // refused anyway. With Unix, a permissive rule naming socketpair is replaced
 // by the two AF_UNIX allowances (if p denies by default) or by nothing (if p
@@ -104,13 +104,13 @@ func (st *ruleState) take(r specs.LinuxSyscall, n string, s Sockets) bool {
 	switch {
 	case n == "socketcall" || slices.Contains(ioUring, n):
 		return true
-	case n == "socket" && permissive(r.Action):
+	case n == "socket" && mayRun(r.Action):
 		st.socketAllows = append(st.socketAllows, specs.LinuxSyscall{Names: []string{"socket"}, Action: r.Action, Args: r.Args})
 		return true
 	case n == "socket":
 		st.socketDenied = st.socketDenied || len(r.Args) == 0
 		return s.Network && s.Unix
-	case n == "socketpair" && s.Unix && permissive(r.Action):
+	case n == "socketpair" && s.Unix && mayRun(r.Action):
 		st.pairAllowed = true
 		return true
 	case n == "socketpair" && s.Unix && len(r.Args) == 0:
@@ -159,7 +159,7 @@ func familyRules(p *specs.LinuxSeccomp, s Sockets, allows []specs.LinuxSyscall) 
 			rules = append(rules, specs.LinuxSyscall{Names: r.Names, Action: r.Action, Args: args})
 		}
 	}
-	if !permissive(p.DefaultAction) {
+	if !mayRun(p.DefaultAction) {
 		return rules // what no rule allows, the default refuses
 	}
 	if s.Unix {
@@ -206,7 +206,7 @@ func pairRules(p *specs.LinuxSeccomp, pairAllowed, pairDenied bool) []specs.Linu
 	switch {
 	case pairDenied:
 		// An unconditional restrictive rule already refuses every socketpair.
-	case permissive(p.DefaultAction):
+	case mayRun(p.DefaultAction):
 		return []specs.LinuxSyscall{
 			deny([]string{"socketpair"}, specs.LinuxSeccompArg{Index: 0, Value: afUnix, Op: specs.OpNotEqual}),
 			deny([]string{"socketpair"}, sockType(sockDgram)),
@@ -218,6 +218,14 @@ func pairRules(p *specs.LinuxSeccomp, pairAllowed, pairDenied bool) []specs.Linu
 			allow([]string{"socketpair"}, family, sockType(sockSeqpacket))}
 	}
 	return nil
+}
+
+// mayRun reports whether action a can let a socket call run. SCMP_ACT_TRACE
+// fails with ENOSYS only while no tracer is attached: the command can trace
+// its own child (PTRACE_O_TRACESECCOMP) and let each traced call through, so
+// for the sockets it counts as an allow, not a refusal.
+func mayRun(a specs.LinuxSeccompAction) bool {
+	return permissive(a) || a == specs.ActTrace
 }
 
 // sockType matches socketpair's type argument, flags masked off.

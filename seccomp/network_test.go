@@ -188,6 +188,41 @@ func TestWithSocketsUserProfile(t *testing.T) {
 	}
 }
 
+// A TRACE rule or default lets a call run once the command traces its own
+// child, so for the sockets it is an allow: the additions still refuse
+// AF_UNIX (--network allow) or every other family (--allow-unix-sockets
+// under deny), and datagram pairs.
+func TestWithSocketsTraceIsNoRefusal(t *testing.T) {
+	rule := mustParse(t, `{"defaultAction": "SCMP_ACT_ALLOW", "syscalls": [{"names": ["socket", "socketpair"], "action": "SCMP_ACT_TRACE"}]}`)
+	def := mustParse(t, `{"defaultAction": "SCMP_ACT_TRACE", "syscalls": [{"names": ["read"], "action": "SCMP_ACT_ALLOW"}]}`)
+	const traced = "SCMP_ACT_TRACE(1)"
+	for _, tt := range []struct {
+		name  string
+		p     *specs.LinuxSeccomp
+		s     Sockets
+		calls []call
+	}{
+		{"trace rule, allow", rule, Sockets{Unix: true}, []call{
+			{"socket", []uint64{afUnix, sockStream}, eperm}, {"socket", []uint64{afInet, sockStream}, traced},
+			{"socketpair", []uint64{afUnix, sockDgram}, eperm}}},
+		{"trace rule, deny with unix", rule, Sockets{Network: true}, []call{
+			{"socket", []uint64{afInet, sockDgram}, eperm}, {"socket", []uint64{afUnix, sockStream}, traced}}},
+		{"trace default, allow", def, Sockets{Unix: true}, []call{
+			{"socket", []uint64{afUnix, sockStream}, eperm}, {"socketpair", []uint64{afUnix, sockDgram}, eperm},
+			{"io_uring_setup", nil, eperm}}},
+		{"trace default, deny with unix", def, Sockets{Network: true}, []call{
+			{"socket", []uint64{afInet, sockDgram}, eperm}}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			p := WithSockets(tt.p, tt.s)
+			if err := validate(p, ""); err != nil {
+				t.Fatalf("result is invalid: %v", err)
+			}
+			checkCalls(t, tt.name, p, tt.calls)
+		})
+	}
+}
+
 // Allows is what the parent checks before it plans Landlock: only a
 // syscall no rule restricts and something permits counts as allowed.
 func TestAllows(t *testing.T) {

@@ -10,9 +10,12 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path"
+	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -21,6 +24,7 @@ import (
 	"github.com/zsandbox/zsandbox/contexts"
 	"github.com/zsandbox/zsandbox/contexts/internal/base"
 	"github.com/zsandbox/zsandbox/contexts/internal/shell"
+	"github.com/zsandbox/zsandbox/policy"
 )
 
 // Kind is the registry name.
@@ -38,7 +42,7 @@ func init() {
 	contexts.Register(Kind, contexts.Factory{
 		New: func(o contexts.Options) (contexts.Context, error) { return New(o) },
 		Applies: []string{contexts.OptNetwork, contexts.OptImage, contexts.OptMount, contexts.OptPort, contexts.OptUser,
-			contexts.OptLimits},
+			contexts.OptLimits, contexts.OptHide},
 	})
 }
 
@@ -70,21 +74,73 @@ func (c *Context) Capabilities() contexts.Capabilities {
 		Terminal: true, AttachAcross: true}
 }
 
-// cli finds the container CLI.
+// cli finds the container CLI: on macOS only, the first `container` on
+// PATH that no command could have planted (plantable). The local context
+// runs every command through whatever answers `container --version`, on
+// the host: a fake one in node_modules/.bin, ~/bin or /tmp, written by an
+// earlier run, would run them all unsandboxed.
 func (c *Context) cli() (string, error) {
 	if c.bin != "" {
 		return c.bin, nil
 	}
+	if runtime.GOOS != "darwin" {
+		return "", contexts.Errorf(contexts.ErrUnavailable, "Apple's container runs only on macOS, not on %s", runtime.GOOS).
+			WithHint("use --context docker (or local, which picks Docker here)")
+	}
+	var refused error
 	for _, dir := range strings.Split(os.Getenv("PATH"), ":") {
 		if strings.HasPrefix(dir, "/") {
 			p := path.Join(dir, "container")
-			if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
-				return p, nil
+			if fi, err := os.Stat(p); err != nil || !fi.Mode().IsRegular() || fi.Mode()&0o111 == 0 {
+				continue
 			}
+			real, err := filepath.EvalSymlinks(p)
+			why := plantable(p, os.Getenv("HOME"), os.Getenv("TMPDIR"))
+			if why == "" && err != nil {
+				why = err.Error()
+			} else if why == "" {
+				why = plantable(real, os.Getenv("HOME"), os.Getenv("TMPDIR"))
+			}
+			if why != "" {
+				if refused == nil {
+					refused = contexts.Errorf(contexts.ErrUnavailable, "refusing %s: %s, where an earlier run could have planted it", p, why).
+						WithHint("install Apple's container from its signed package (/usr/local/bin/container), or name the CLI in Options.Extra[\"container\"]")
+				}
+				continue
+			}
+			return real, nil
 		}
+	}
+	if refused != nil {
+		return "", refused
 	}
 	return "", contexts.Errorf(contexts.ErrUnavailable, "Apple's container CLI is not installed").
 		WithHint("on macOS 26 with Apple silicon install it from github.com/apple/container and run `container system start`")
+}
+
+// plantable says why a command could have written bin, or "": bin and
+// every directory above it must be root's, writable by no group or other
+// (the signed package installs it so), and outside home and the temporary
+// directories, which commands may write.
+func plantable(bin, home, tmpdir string) string {
+	for _, shared := range []string{home, tmpdir, "/tmp", "/var/tmp", "/private/tmp", "/private/var/tmp", "/private/var/folders", "/var/folders"} {
+		if shared != "" && policy.Within(bin, path.Clean(shared)) {
+			return "it lies in " + shared
+		}
+	}
+	for p := bin; ; p = path.Dir(p) {
+		fi, err := os.Lstat(p)
+		if err != nil {
+			return err.Error()
+		}
+		st, ok := fi.Sys().(*syscall.Stat_t)
+		if !ok || st.Uid != 0 || fi.Mode().Perm()&0o022 != 0 && fi.Mode()&fs.ModeSymlink == 0 {
+			return p + " is not root's alone"
+		}
+		if p == "/" {
+			return ""
+		}
+	}
 }
 
 // run runs the CLI with argv and returns its exit code.
@@ -144,12 +200,21 @@ func (c *Context) Spawn(ctx context.Context, cfg contexts.SpawnConfig) (contexts
 	if cwd == "" {
 		cwd = DefaultCwd
 	}
+	// The image is the CLI's first positional argument: one that looks
+	// like an option ("--volume=/:/host") would be parsed as one.
+	if strings.HasPrefix(image(c.opts), "-") {
+		return nil, contexts.Errorf(contexts.ErrUsage, "image %q: an image name cannot start with -", image(c.opts))
+	}
 	if len(c.opts.Ports) > 0 && c.opts.Network != contexts.NetworkAllow {
 		return nil, contexts.Errorf(contexts.ErrUsage, "published ports need the network: add --network allow")
 	}
+	opts := c.opts
+	if opts.Mounts, err = contexts.CheckMounts(opts.Mounts, opts.Hide); err != nil {
+		return nil, err
+	}
 	name := "zctx-" + id
-	user := runUser(c.opts, os.Getuid(), os.Getgid())
-	if _, err := c.output(ctx, runArgs(name, id, c.opts, cwd, contexts.WithPassed(cfg.Env, cfg.PassEnv), user)); err != nil {
+	user := runUser(opts, os.Getuid(), os.Getgid())
+	if _, err := c.output(ctx, runArgs(name, id, opts, cwd, contexts.WithPassed(cfg.Env, cfg.PassEnv), user)); err != nil {
 		c.run(context.WithoutCancel(ctx), rmArgs(name), nil, io.Discard, io.Discard)
 		return nil, err
 	}

@@ -1,6 +1,8 @@
 package apple
 
 import (
+	"context"
+	"errors"
 	"flag"
 	"os"
 	"path/filepath"
@@ -58,5 +60,39 @@ func TestFind(t *testing.T) {
 	}
 	if _, _, err := find([]byte("not json"), "x"); err == nil {
 		t.Errorf("find(garbage): no error")
+	}
+}
+
+// Attack: an image name that is an option of the CLI (`container run …
+// --volume=/:/host sleep infinity` would bind the host's root). It is
+// refused before the CLI runs: the stand-in CLI records any call.
+func TestImageThatIsAFlag(t *testing.T) {
+	dir := t.TempDir()
+	called := filepath.Join(dir, "called")
+	cli := filepath.Join(dir, "container")
+	os.WriteFile(cli, []byte("#!/bin/sh\necho \"$@\" >> "+called+"\n"), 0o755)
+	c, _ := New(contexts.Options{Image: "--volume=/:/host", Extra: map[string]string{"container": cli}})
+	if _, err := c.Spawn(context.Background(), contexts.SpawnConfig{}); !errors.Is(err, contexts.ErrUsage) {
+		t.Errorf("Spawn with image %q = %v, want ErrUsage", "--volume=/:/host", err)
+	}
+	if b, err := os.ReadFile(called); err == nil {
+		t.Errorf("the CLI ran with the flag-looking image: %q", b)
+	}
+}
+
+// Where a `container` on PATH could have been planted: a directory of the
+// caller's, home, the temporary directories. A root-owned system binary
+// could not.
+func TestPlantable(t *testing.T) {
+	dir := t.TempDir()
+	for _, bin := range []string{filepath.Join(dir, "container"), "/tmp/container", "/home/u/bin/container"} {
+		if why := plantable(bin, "/home/u", ""); why == "" {
+			t.Errorf("plantable(%s) = \"\", want a reason", bin)
+		}
+	}
+	if sh, err := filepath.EvalSymlinks("/bin/sh"); err == nil {
+		if why := plantable(sh, "/home/u", ""); why != "" {
+			t.Errorf("plantable(%s) = %q, want \"\" (root's system binary)", sh, why)
+		}
 	}
 }

@@ -11,6 +11,8 @@ import (
 	"context"
 	"errors"
 	"path"
+	"path/filepath"
+	"strings"
 	"time"
 
 	cerrdefs "github.com/containerd/errdefs"
@@ -18,6 +20,7 @@ import (
 
 	"github.com/zsandbox/zsandbox/contexts"
 	"github.com/zsandbox/zsandbox/contexts/internal/base"
+	"github.com/zsandbox/zsandbox/policy"
 )
 
 // Kind is the registry name.
@@ -30,7 +33,7 @@ func init() {
 	contexts.Register(Kind, contexts.Factory{
 		New: func(o contexts.Options) (contexts.Context, error) { return New(o) },
 		Applies: []string{contexts.OptNetwork, contexts.OptImage, contexts.OptMount, contexts.OptPort, contexts.OptUser,
-			contexts.OptLimits, contexts.OptHost},
+			contexts.OptLimits, contexts.OptHost, contexts.OptHide},
 	})
 }
 
@@ -95,7 +98,14 @@ func (c *Context) Spawn(ctx context.Context, cfg contexts.SpawnConfig) (contexts
 	if !path.IsAbs(cwd) {
 		return nil, contexts.Errorf(contexts.ErrUsage, "cwd %q: a container path must be absolute", cwd)
 	}
-	p, err := createPlan(id, c.opts, cwd, contexts.WithPassed(cfg.Env, cfg.PassEnv), getuid(), getgid())
+	opts := c.opts
+	if opts.Mounts, err = contexts.CheckMounts(opts.Mounts, opts.Hide); err != nil {
+		return nil, err
+	}
+	if err := c.noDaemonSocket(opts.Mounts); err != nil {
+		return nil, err
+	}
+	p, err := createPlan(id, opts, cwd, contexts.WithPassed(cfg.Env, cfg.PassEnv), getuid(), getgid())
 	if err != nil {
 		return nil, err
 	}
@@ -117,6 +127,26 @@ func (c *Context) Spawn(ctx context.Context, cfg contexts.SpawnConfig) (contexts
 		return nil, err
 	}
 	return h, nil
+}
+
+// noDaemonSocket refuses a mount that holds the daemon's own socket
+// without naming it (--mount /run:/run): through it the container is root
+// on the host. Mounting the socket itself is the explicit opt-in.
+func (c *Context) noDaemonSocket(mounts []contexts.Mount) error {
+	sock, ok := strings.CutPrefix(c.cli.DaemonHost(), "unix://")
+	if !ok {
+		return nil
+	}
+	if real, err := filepath.EvalSymlinks(sock); err == nil {
+		sock = real
+	}
+	for _, m := range mounts {
+		if m.Source != sock && policy.Within(sock, m.Source) {
+			return contexts.Errorf(contexts.ErrDenied, "mount %q holds the Docker daemon's socket %s: through it the container would be root on the host", m.Source, sock).
+				WithHint("mount a directory without it; to give the container the daemon on purpose, mount the socket itself (--mount " + sock + ":/var/run/docker.sock)")
+		}
+	}
+	return nil
 }
 
 // ensureImage pulls img unless the daemon has it.

@@ -88,11 +88,22 @@ func (h *Handle) Exec(ctx context.Context, cmd contexts.Cmd) (contexts.Result, e
 	return res, err
 }
 
+// killGrace is how long the output of a killed exec may still run on
+// before the connection is closed (exec.Cmd's WaitDelay, for an exec).
+const killGrace = 2 * time.Second
+
 // waitCopy waits for the output to end; past timeout (or when ctx ends)
-// it kills the exec's process tree first.
+// it kills the exec's process tree first. The kill finds the processes by
+// their ZCTX_EXEC mark, which a command can shed (`exec env -i sleep
+// 1000`, or a child that clears its environment and keeps stdout open):
+// then the output would never end and the timeout would hang its caller
+// for good, so past killGrace the connection is closed and the caller
+// gets 124 all the same. What shed the mark runs on in the container
+// until Destroy removes it.
 func (h *Handle) waitCopy(ctx context.Context, r *running, copied <-chan error, timeout time.Duration) (bool, error) {
 	err, timedOut := procs.Wait(ctx, copied, timeout, func() {
 		h.signal(context.WithoutCancel(ctx), r.mark, syscall.SIGKILL)
+		time.AfterFunc(killGrace, func() { r.resp.Close() })
 	})
 	switch {
 	case timedOut:

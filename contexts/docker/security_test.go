@@ -19,6 +19,22 @@ import (
 	"github.com/zsandbox/zsandbox/contexts/conformance"
 )
 
+// hostDirs makes base/work and base/other under the cache directory, not
+// /tmp (a shared place other tests write); removed at the end.
+func hostDirs(t *testing.T) (base, work, other string) {
+	t.Helper()
+	cache, _ := os.UserCacheDir()
+	base, err := os.MkdirTemp(cache, "zctx-docker-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(base) })
+	work, other = filepath.Join(base, "work"), filepath.Join(base, "other")
+	os.MkdirAll(work, 0o755)
+	os.MkdirAll(other, 0o755)
+	return base, work, other
+}
+
 func spawnT(t *testing.T, o contexts.Options, cfg contexts.SpawnConfig) contexts.Handle {
 	t.Helper()
 	h, err := newContext(t, o).Spawn(context.Background(), cfg)
@@ -106,15 +122,7 @@ func TestNetworkOff(t *testing.T) {
 // ReadFile with a planted symlink). Checked on the host.
 func TestWorkspaceOnly(t *testing.T) {
 	needDocker(t)
-	cache, _ := os.UserCacheDir()
-	base, err := os.MkdirTemp(cache, "zctx-docker-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer os.RemoveAll(base)
-	work, secretDir := filepath.Join(base, "work"), filepath.Join(base, "secret")
-	os.MkdirAll(work, 0o755)
-	os.MkdirAll(secretDir, 0o755)
+	base, work, secretDir := hostDirs(t)
 	secret := "zctx-docker-secret-" + filepath.Base(base)
 	os.WriteFile(filepath.Join(secretDir, "id_rsa"), []byte(secret), 0o600)
 	o := testOptions()
@@ -323,4 +331,54 @@ func buildProbe(t *testing.T) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// Attack: defeat a timeout by shedding the ZCTX_EXEC mark the kill looks
+// for (`exec env -i`, and a child that clears its environment and keeps
+// stdout open). Exec must still come back with 124 instead of hanging its
+// caller for good; the test fails (not hangs) if it does not come back.
+func TestTimeoutWithoutTheMark(t *testing.T) {
+	needDocker(t)
+	h := spawnT(t, testOptions(), contexts.SpawnConfig{})
+	for _, sh := range []string{"exec env -i sleep 1000", "env -i sleep 1000 & echo started"} {
+		done := make(chan contexts.Result, 1)
+		go func() {
+			r, _ := h.Exec(context.Background(), contexts.Cmd{Shell: sh, Timeout: 500 * time.Millisecond})
+			done <- r
+		}()
+		select {
+		case r := <-done:
+			if r.ExitCode != contexts.ExitTimeout || !r.TimedOut {
+				t.Errorf("%q: exit %d timedOut %v, want 124", sh, r.ExitCode, r.TimedOut)
+			}
+		case <-time.After(2 * time.Minute):
+			t.Fatalf("%q: Exec with a timeout never returned", sh)
+		}
+	}
+}
+
+// Attack: a FIFO in the listed directory (made by a command) must not
+// hang ListFiles, the agent's file tool, for good.
+func TestListFilesWithAFIFO(t *testing.T) {
+	needDocker(t)
+	h := spawnT(t, testOptions(), contexts.SpawnConfig{})
+	if r, err := h.Exec(context.Background(), contexts.Cmd{Shell: "mkfifo pipe && echo made"}); err != nil || string(r.Stdout) != "made\n" {
+		t.Fatalf("mkfifo: %v %q %q", err, r.Stdout, r.Stderr)
+	}
+	done := make(chan error, 1)
+	go func() {
+		list, err := h.ListFiles(context.Background(), ".")
+		if err == nil && (len(list) != 1 || list[0].Name != "pipe") {
+			err = fmt.Errorf("listing %v, want the pipe", list)
+		}
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Error(err)
+		}
+	case <-time.After(2 * time.Minute):
+		t.Fatal("ListFiles of a directory holding a FIFO never returned")
+	}
 }

@@ -10,8 +10,8 @@ package local
 
 import (
 	"context"
-	"os"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/zsandbox/zsandbox/contexts"
@@ -26,7 +26,7 @@ func init() {
 	contexts.Register(Kind, contexts.Factory{
 		New: func(o contexts.Options) (contexts.Context, error) { return New(o) },
 		Applies: []string{contexts.OptNetwork, contexts.OptImage, contexts.OptMount, contexts.OptPort, contexts.OptUser,
-			contexts.OptLimits, contexts.OptHost},
+			contexts.OptLimits, contexts.OptHost, contexts.OptHide},
 	})
 }
 
@@ -95,7 +95,9 @@ func (c *Context) Runtime(ctx context.Context) (string, error) {
 // Spawn starts the session's container in the chosen runtime.
 func (c *Context) Spawn(ctx context.Context, cfg contexts.SpawnConfig) (contexts.Handle, error) {
 	if len(c.opts.Mounts) == 0 {
-		wd, err := os.Getwd()
+		// The kernel's cwd, not $PWD: CheckMounts vouches for no
+		// symlink a container could have made, and $PWD may hold one.
+		wd, err := syscall.Getwd()
 		if err != nil {
 			return nil, contexts.Errorf(contexts.ErrUnavailable, "working directory: %v", err)
 		}

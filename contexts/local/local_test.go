@@ -28,13 +28,15 @@ func needDocker(t *testing.T) {
 }
 
 // pathWith puts a `container` program first on PATH (and nothing else of
-// Apple's): script "" means none at all.
-func pathWith(t *testing.T, script string) {
+// Apple's): script "" means none at all. It returns the program's path.
+func pathWith(t *testing.T, script string) string {
 	dir := t.TempDir()
+	cli := filepath.Join(dir, "container")
 	if script != "" {
-		os.WriteFile(filepath.Join(dir, "container"), []byte("#!/bin/sh\n"+script+"\n"), 0o755)
+		os.WriteFile(cli, []byte("#!/bin/sh\n"+script+"\n"), 0o755)
 	}
 	t.Setenv("PATH", dir+":/usr/local/bin:/usr/bin:/bin")
+	return cli
 }
 
 func runtimeOf(t *testing.T, o contexts.Options) (string, error) {
@@ -57,12 +59,34 @@ func TestRule(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			pathWith(t, c.script)
+			o := o
+			if cli := pathWith(t, c.script); c.script != "" {
+				o.Extra = map[string]string{"container": cli}
+			}
 			got, err := runtimeOf(t, o)
 			if err != nil || got != c.want {
 				t.Errorf("runtime = %q, %v; want %q", got, err, c.want)
 			}
 		})
+	}
+}
+
+// Attack: a `container` planted first on PATH by an earlier run (in a
+// directory commands may write: node_modules/.bin, ~/bin, /tmp) that
+// answers like Apple's: local would run every command through it, on the
+// host. It is not taken (on Linux no PATH entry is; on macOS only a
+// root-owned one outside home and the temporary directories), and it
+// never ran.
+func TestPlantedContainerCLI(t *testing.T) {
+	needDocker(t)
+	marker := filepath.Join(t.TempDir(), "fake-ran")
+	pathWith(t, "touch "+marker+"; exit 0")
+	got, err := runtimeOf(t, contexts.Options{Host: daemon.Host, Image: dockertest.Image})
+	if err != nil || got != "docker" {
+		t.Errorf("runtime = %q, %v; want docker", got, err)
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Errorf("the planted container CLI ran")
 	}
 }
 

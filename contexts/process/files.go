@@ -129,8 +129,19 @@ func readable(f *os.File, p *policy.Policy) error {
 		return contexts.Errorf(contexts.ErrDenied, "%q is hidden by the context (it resolves to %q)", f.Name(), real).
 			WithHint("hidden paths hold credentials; they cannot be read through the context")
 	}
+	if hostOnly(real) {
+		return contexts.Errorf(contexts.ErrDenied, "%q lies in the host's /proc (it resolves to %q), which commands do not see: they get their own", f.Name(), real).
+			WithHint("run the command that reads it instead (zctx exec HANDLE -- cat PATH)")
+	}
 	return nil
 }
+
+// hostOnly says whether real lies in the host's /proc, which the sandbox
+// replaces with its own: it holds this program's (and the agent's)
+// environment, with the credentials zsandbox keeps from commands, and
+// other processes' command lines. Reading it in-process would give a
+// command, through its caller, what the command itself cannot get.
+func hostOnly(real string) bool { return policy.Within(real, "/proc") }
 
 func hiddenPath(real string, p *policy.Policy) bool {
 	for _, hp := range p.Hidden {

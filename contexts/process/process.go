@@ -117,6 +117,7 @@ type spec struct {
 	network  contexts.Network
 	writable []string
 	hide     []string
+	protect  []string // the places zsandbox is looked up (lookupPlaces)
 	env      []string
 	passEnv  []string
 }
@@ -132,6 +133,7 @@ func (h *Handle) spec(cwd string, env, passEnv []string) spec {
 		network:  n,
 		writable: h.ctx.opts.Writable,
 		hide:     h.ctx.opts.Hide,
+		protect:  lookupPlaces(h.ctx.opts.Zsandbox, os.Getenv("PATH")),
 		env:      append(append([]string(nil), h.St.Env...), env...),
 		passEnv:  append(append([]string(nil), h.St.PassEnv...), passEnv...),
 	}
@@ -145,6 +147,9 @@ func (h *Handle) resolve(sp spec) (*policy.Policy, error) {
 		SetEnv: sp.env, PassEnv: sp.passEnv}
 	for _, w := range sp.writable {
 		req.Writable = append(req.Writable, policy.Path{Path: w, Source: policy.SourceFlag})
+	}
+	for _, pr := range sp.protect {
+		req.Protect = append(req.Protect, policy.Path{Path: pr, Source: policy.SourceFlag})
 	}
 	p, err := policy.Resolve(req, policy.Host{Cwd: sp.cwd, Home: home, Env: os.Environ()})
 	if err != nil {

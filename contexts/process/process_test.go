@@ -11,7 +11,12 @@ import (
 // zsandboxBin is the real zsandbox every isolated test runs.
 var zsandboxBin string
 
-func TestMain(m *testing.M) { zsbin.Main(m, &zsandboxBin) }
+// securityTests are the attacks (security_test.go); run as root, they run
+// again as the unprivileged zsandbox-test: both must hold.
+const securityTests = "^Test(CredentialUnreadable|WriteOutsideRoots|NetworkOff|NoZsandboxNothingRuns|" +
+	"FlagLookingValuesStayValues|HostProcUnreadable|PlantedZsandboxForALaterCommand)$"
+
+func TestMain(m *testing.M) { zsbin.Main(m, &zsandboxBin, securityTests) }
 
 func TestConformance(t *testing.T) {
 	for _, iso := range []string{"on", "off"} {

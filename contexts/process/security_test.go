@@ -239,3 +239,73 @@ func TestFlagLookingValuesStayValues(t *testing.T) {
 		t.Errorf("a flag-looking pass-env name widened the sandbox: %s written", target)
 	}
 }
+
+// Attack: read the host's /proc through the context's own file calls. The
+// command cannot see zctx's environment (zsandbox drops credential
+// variables and gives it its own /proc), but ReadFile runs in zctx's
+// process: /proc/self/environ (also as /proc/self/root/proc/self/environ
+// and through a symlink the command plants) would hand the token back.
+func TestHostProcUnreadable(t *testing.T) {
+	f := newFixture(t)
+	const token = "ghp_zctxProcLeak0123456789abcdefABCDEF0123"
+	t.Setenv("GITHUB_TOKEN", token)
+	h := f.handle(t, contexts.Options{})
+	r, err := h.Exec(context.Background(), contexts.Cmd{Args: []string{"sh", "-c", `ln -s /proc/self/environ env; echo "[$GITHUB_TOKEN]"`}})
+	if err != nil || strings.Contains(string(r.Stdout), token) {
+		t.Fatalf("the command got the token or did not run: %v %q", err, r.Stdout)
+	}
+	for _, p := range []string{"/proc/self/environ", "/proc/self/root/proc/self/environ", "env",
+		fmt.Sprintf("/proc/%d/environ", os.Getpid())} {
+		b, err := h.ReadFile(context.Background(), p)
+		// The kernel's copy is the environment this test started with
+		// (Setenv does not reach it): any byte of it is the leak.
+		if !errors.Is(err, contexts.ErrDenied) || len(b) > 0 {
+			t.Errorf("ReadFile(%q) = %d bytes, %v; want ErrDenied", p, len(b), err)
+		}
+	}
+	if _, err := h.ListFiles(context.Background(), "/proc/self"); !errors.Is(err, contexts.ErrDenied) {
+		t.Errorf("ListFiles(/proc/self) = %v, want ErrDenied", err)
+	}
+}
+
+// Attack: plant a zsandbox where a later command's lookup finds it. The
+// first command's cwd holds a PATH directory (a project's node_modules/.bin
+// on PATH, or zctx's own directory), so zsandbox is refused there for that
+// command; but a later command with a cwd below it, for which that
+// directory is no writable root, would run the planted one, unsandboxed.
+// Every lookup place is protected in every command (and in WriteFile).
+func TestPlantedZsandboxForALaterCommand(t *testing.T) {
+	f := newFixture(t)
+	// Not under /tmp, which is a writable root of every command.
+	f.work = filepath.Join(filepath.Dir(f.outside), "work")
+	bin, sub := filepath.Join(f.work, "bin"), filepath.Join(f.work, "sub")
+	for _, d := range []string{bin, sub} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Setenv("PATH", bin+":/usr/bin:/bin")
+	marker := filepath.Join(f.outside, "fake-ran")
+	fake := fmt.Sprintf("#!/bin/sh\ntouch %q\nwhile [ \"$1\" != -- ]; do shift; done; shift; exec \"$@\"\n", marker)
+	planter := f.handle(t, contexts.Options{})
+	r, err := planter.Exec(context.Background(), contexts.Cmd{Args: []string{"sh", "-c", `printf '%s' "$1" > bin/zsandbox; chmod 755 bin/zsandbox; echo ran`, "sh", fake}})
+	if err != nil || !strings.Contains(string(r.Stdout), "ran") {
+		t.Fatalf("the planting command did not run: %v %q %q", err, r.Stdout, r.Stderr)
+	}
+	if err := planter.WriteFile(context.Background(), "bin/zsandbox", []byte(fake), 0o755); !errors.Is(err, contexts.ErrDenied) {
+		t.Errorf("WriteFile(bin/zsandbox) = %v, want ErrDenied", err)
+	}
+	c, _ := New(contexts.Options{}) // no --zsandbox: the lookup runs
+	later, err := c.Spawn(context.Background(), contexts.SpawnConfig{Cwd: sub})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer later.Destroy(context.Background())
+	r, _ = later.Exec(context.Background(), contexts.Cmd{Args: []string{"touch", filepath.Join(f.outside, "written")}})
+	if _, err := os.Stat(marker); err == nil {
+		t.Fatalf("the planted zsandbox ran (exit %d %q)", r.ExitCode, r.Stderr)
+	}
+	if _, err := os.Stat(filepath.Join(f.outside, "written")); err == nil {
+		t.Errorf("the later command wrote outside its roots")
+	}
+}

@@ -19,17 +19,8 @@ func findZsandbox(explicit string, roots []string, path string) (string, error) 
 	if explicit != "" {
 		return checkZsandbox(explicit, roots)
 	}
-	var candidates []string
-	if self, err := os.Executable(); err == nil {
-		candidates = append(candidates, filepath.Join(filepath.Dir(self), "zsandbox"))
-	}
-	for _, dir := range filepath.SplitList(path) {
-		if filepath.IsAbs(dir) {
-			candidates = append(candidates, filepath.Join(dir, "zsandbox"))
-		}
-	}
 	var refused error
-	for _, c := range candidates {
+	for _, c := range candidates(path) {
 		if !isExecutable(c) {
 			continue
 		}
@@ -46,6 +37,37 @@ func findZsandbox(explicit string, roots []string, path string) (string, error) 
 	}
 	return "", contexts.Errorf(contexts.ErrUnavailable, "zsandbox not found next to this program or on PATH; nothing ran").
 		WithHint("install zsandbox (scripts/ci-linux.sh builds bin/zsandbox) or pass its path (--zsandbox PATH); --isolation off runs commands unsandboxed on purpose")
+}
+
+// candidates are the places findZsandbox looks, in order.
+func candidates(path string) []string {
+	var out []string
+	if self, err := os.Executable(); err == nil {
+		out = append(out, filepath.Join(filepath.Dir(self), "zsandbox"))
+	}
+	for _, dir := range filepath.SplitList(path) {
+		if filepath.IsAbs(dir) {
+			out = append(out, filepath.Join(dir, "zsandbox"))
+		}
+	}
+	return out
+}
+
+// lookupPlaces are the paths every command's sandbox protects: the
+// explicit binary and every place findZsandbox looks. Refusing a binary
+// in this command's writable roots is not enough: a command whose cwd
+// holds zctx's directory could plant tools/zsandbox next to zctx (or in a
+// PATH directory inside its cwd, node_modules/.bin), and a later command
+// with another cwd, for which that place is no writable root, would run
+// it, unsandboxed. zsandbox enforces those inside the writable roots.
+func lookupPlaces(explicit, path string) []string {
+	out := candidates(path)
+	if explicit != "" {
+		if abs, err := filepath.Abs(explicit); err == nil {
+			out = append(out, abs)
+		}
+	}
+	return out
 }
 
 // checkZsandbox makes bin absolute and symlink-free and refuses it inside a
@@ -90,6 +112,9 @@ func zsandboxArgs(bin string, sp spec, argv []string) []string {
 	}
 	for _, h := range sp.hide {
 		args = append(args, "--hide="+h)
+	}
+	for _, p := range sp.protect {
+		args = append(args, "--protect="+p)
 	}
 	for _, e := range sp.env {
 		args = append(args, "--env="+e)

@@ -38,6 +38,12 @@ func attack(kind, target string) error {
 		return uringConnect(target)
 	case "syscall":
 		return probe(target)
+	case "stdin-connect":
+		return stdinConnect(target)
+	case "stdin-sendto":
+		return syscall.Sendto(0, []byte("ZS-PROBE\n"), 0, &syscall.SockaddrUnix{Name: target})
+	case "traced":
+		return traced(os.Args[2:])
 	case "swap":
 		return swapLoop(target, os.Args[3:])
 	case "write":
@@ -63,6 +69,15 @@ func dial(network, addr string) error {
 	}
 	defer c.Close()
 	_, err = c.Write([]byte("ZS-PROBE\n"))
+	return err
+}
+
+// stdinConnect connects the socket on stdin to a unix socket and writes.
+func stdinConnect(path string) error {
+	if err := syscall.Connect(0, &syscall.SockaddrUnix{Name: path}); err != nil {
+		return err
+	}
+	_, err := syscall.Write(0, []byte("ZS-PROBE\n"))
 	return err
 }
 

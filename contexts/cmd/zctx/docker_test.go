@@ -4,6 +4,8 @@ package main
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -48,5 +50,16 @@ func TestDocker(t *testing.T) {
 	}
 	if code, _, errs := zctx(t, "", "run", "--context", "docker", "--docker-host", "unix:///nonexistent.sock", "--", "true"); code != 127 || !strings.Contains(errs, "does not answer") {
 		t.Errorf("no daemon: %d %q", code, errs)
+	}
+	// Attack: a mount that holds zctx's own state lets the container
+	// rewrite a handle's record (kind process, isolation off) and run the
+	// next `zctx exec` on the host. zctx hides its state: refused.
+	parent := filepath.Dir(os.Getenv("ZCTX_STATE_DIR"))
+	code, _, errs = zctx(t, "", append(append([]string{"run"}, base...), "--mount", parent+":/workspace", "--", "sh", "-c", "echo {} > /workspace/state/planted.json")...)
+	if code != 127 || !strings.Contains(errs, "hidden path") {
+		t.Errorf("a mount holding the state directory: %d %q, want 127 naming the hidden path", code, errs)
+	}
+	if _, err := os.Stat(filepath.Join(parent, "state", "planted.json")); err == nil {
+		t.Errorf("the container wrote into zctx's state directory")
 	}
 }

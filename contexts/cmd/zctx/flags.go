@@ -61,7 +61,7 @@ func newFlagSet(name string, f *flags, spawn, command bool) *flag.FlagSet {
 		fs.StringVar(&f.context, "context", "process", "process, docker, apple or local")
 		fs.StringVar(&f.network, "network", "", "allow or deny (default deny)")
 		fs.Var(&f.writable, "writable", "process: extra writable root")
-		fs.Var(&f.hide, "hide", "process: extra hidden path")
+		fs.Var(&f.hide, "hide", "process: extra hidden path; docker, apple, local: no mount may expose it")
 		fs.StringVar(&f.isolation, "isolation", "", "process: on (default) or off")
 		fs.StringVar(&f.zsandbox, "zsandbox", "", "process: path of the zsandbox binary")
 		fs.StringVar(&f.image, "image", "", "docker, apple, local: image")

@@ -14,7 +14,7 @@ import (
 
 var zsandboxBin string
 
-func TestMain(m *testing.M) { zsbin.Main(m, &zsandboxBin) }
+func TestMain(m *testing.M) { zsbin.Main(m, &zsandboxBin, "") }
 
 // zctx runs the CLI in-process; every call reads the handle from the state
 // directory, as separate zctx processes do.

@@ -43,11 +43,13 @@ func Exec(argv []string) []string {
 }
 
 // list prints "type NUL size NUL name NUL" for every entry of $1; exit 2
-// when $1 is not a directory.
+// when $1 is not a directory. Only a regular file is opened for its size:
+// opening a FIFO a command made would block the listing for good.
 const list = `cd -- "$1" 2>/dev/null || { echo "no such directory: $1" >&2; exit 2; }
 for f in * .[!.]* ..?*; do
   [ -e "$f" ] || [ -L "$f" ] || continue
-  if [ -d "$f" ]; then t=d; s=0; else t=f; s=$(wc -c < "$f" 2>/dev/null || echo 0); fi
+  t=f; s=0
+  if [ -d "$f" ]; then t=d; elif [ -f "$f" ]; then s=$(wc -c < "$f" 2>/dev/null || echo 0); fi
   printf '%s\0%s\0%s\0' "$t" "$s" "$f"
 done`
 
