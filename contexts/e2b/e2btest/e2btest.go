@@ -46,6 +46,9 @@ const Home = "/home/user"
 // CloseStdin and octet-stream uploads are all past their gates).
 const EnvdVersion = "0.5.8"
 
+// bashShim installs /bin/bash as sh where the runner's image has no bash.
+const bashShim = `[ -x /bin/bash ] || { printf '#!/bin/sh\nexec /bin/sh "$@"\n' > /bin/bash && chmod 755 /bin/bash; }`
+
 // Options configures a Server.
 type Options struct {
 	// Runner makes one handle per sandbox; its commands are the sandbox's.
@@ -57,6 +60,23 @@ type Options struct {
 	Templates []string
 	// BootDelay: envd answers 502 for this long after create or resume.
 	BootDelay time.Duration
+	// Mutate, when set, rewrites every Connect message envd sends: the
+	// oracle suite's negative control (it must then fail).
+	Mutate func([]byte) []byte
+}
+
+// codec is the JSON codec, with the negative control's mutation.
+type codec struct {
+	wire.JSONCodec
+	mutate func([]byte) []byte
+}
+
+func (c codec) Marshal(v any) ([]byte, error) {
+	b, err := c.JSONCodec.Marshal(v)
+	if err == nil && c.mutate != nil {
+		b = c.mutate(b)
+	}
+	return b, err
 }
 
 // Fault makes the next Times requests matching Method and Path (a prefix)
@@ -311,6 +331,13 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request) {
 		apiError(w, http.StatusInternalServerError, "cannot start sandbox: "+err.Error())
 		return
 	}
+	// E2B's templates have bash, and the SDK runs every command with
+	// /bin/bash -l -c; a busybox runner gets a bash that is its sh.
+	if res, err := h.Exec(r.Context(), contexts.Cmd{Shell: bashShim}); err != nil || res.ExitCode != 0 {
+		h.Destroy(context.WithoutCancel(r.Context()))
+		apiError(w, http.StatusInternalServerError, "cannot prepare sandbox")
+		return
+	}
 	sb := &sandbox{s: s, id: newID("i", 10), template: req.TemplateID, token: newID("", 16), secure: req.Secure,
 		autoPause: req.AutoPause, handle: h, state: "running", metadata: req.Metadata, env: req.EnvVars,
 		started: time.Now(), procs: map[uint32]*rproc{}, nextPid: 100, bootAt: time.Now().Add(s.opts.BootDelay)}
@@ -514,7 +541,7 @@ func sandboxOf(ctx context.Context) *sandbox { return ctx.Value(sandboxKey{}).(*
 
 func (s *Server) envdRoutes() http.Handler {
 	mux := http.NewServeMux()
-	codec := connect.WithCodec(wire.JSONCodec{})
+	codec := connect.WithCodec(codec{mutate: s.opts.Mutate})
 	mux.Handle(wire.ProcStart, connect.NewServerStreamHandler(wire.ProcStart, s.start, codec))
 	mux.Handle(wire.ProcConnect, connect.NewServerStreamHandler(wire.ProcConnect, s.reconnect, codec))
 	mux.Handle(wire.ProcList, connect.NewUnaryHandlerSimple(wire.ProcList, s.procList, codec))
