@@ -5,6 +5,7 @@ go 1.26.8
 replace github.com/zsandbox/zsandbox => ../
 
 require (
+	connectrpc.com/connect v1.21.1
 	github.com/containerd/errdefs v1.0.0
 	github.com/creack/pty v1.1.24
 	github.com/google/go-cmp v0.7.0
@@ -12,10 +13,10 @@ require (
 	github.com/moby/moby/client v0.6.2
 	github.com/zsandbox/zsandbox v0.0.0-00010101000000-000000000000
 	golang.org/x/sys v0.50.0
+	google.golang.org/protobuf v1.36.11
 )
 
 require (
-	connectrpc.com/connect v1.21.1 // indirect
 	github.com/Microsoft/go-winio v0.6.2 // indirect
 	github.com/containerd/errdefs/pkg v0.3.0 // indirect
 	github.com/distribution/reference v0.6.0 // indirect
@@ -32,5 +33,4 @@ require (
 	go.opentelemetry.io/otel v1.35.0 // indirect
 	go.opentelemetry.io/otel/metric v1.35.0 // indirect
 	go.opentelemetry.io/otel/trace v1.35.0 // indirect
-	google.golang.org/protobuf v1.36.11 // indirect
 )
