@@ -22,7 +22,7 @@ import (
 	"github.com/zsandbox/zsandbox/contexts/e2b/e2btest"
 )
 
-// outcome is one scenario's result, as scenarios.mjs prints it.
+// outcome is one scenario's result, as testdata/oracle/e2b.mjs prints it.
 type outcome struct {
 	ExitCode     int     `json:"exitCode"`
 	Stdout       string  `json:"stdout"`
@@ -64,7 +64,7 @@ func expected() outcomes {
 }
 
 // oracleDir holds the pinned SDK; CI runs npm ci there.
-const oracleDir = "testdata/oracle"
+const oracleDir = "../testdata/oracle"
 
 func needOracle(t *testing.T) {
 	t.Helper()
@@ -72,20 +72,20 @@ func needOracle(t *testing.T) {
 		if os.Getenv("ZSANDBOX_MUST_ORACLE") == "1" {
 			t.Fatalf("the pinned e2b SDK is not installed (%v) and ZSANDBOX_MUST_ORACLE=1", err)
 		}
-		t.Skipf("the pinned e2b SDK is not installed: cd contexts/e2b/%s && npm ci", oracleDir)
+		t.Skipf("the pinned e2b SDK is not installed: cd contexts/testdata/oracle && npm ci (%s)", oracleDir)
 	}
 }
 
-// sdk runs scenarios.mjs with the official SDK against s.
+// sdk runs testdata/oracle/e2b.mjs with the official SDK against s.
 func sdk(t *testing.T, s *e2btest.Server) (outcomes, error) {
-	cmd := exec.CommandContext(ctxT(t), "node", "scenarios.mjs")
+	cmd := exec.CommandContext(ctxT(t), "node", "e2b.mjs")
 	cmd.Dir = oracleDir
 	cmd.Env = append(os.Environ(), "E2B_API_URL="+s.URL, "E2B_SANDBOX_URL="+s.URL, "E2B_API_KEY="+testKey)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	var o outcomes
 	if err := cmd.Run(); err != nil {
-		return o, fmt.Errorf("node scenarios.mjs: %v\n%s", err, stderr.String())
+		return o, fmt.Errorf("node e2b.mjs: %v\n%s", err, stderr.String())
 	}
 	return o, json.Unmarshal(stdout.Bytes(), &o)
 }
