@@ -37,6 +37,7 @@ import (
 
 	"github.com/zsandbox/zsandbox/contexts"
 	"github.com/zsandbox/zsandbox/contexts/e2b/internal/wire"
+	"github.com/zsandbox/zsandbox/contexts/internal/replica"
 )
 
 // Home is the sandbox user's home, where envd starts commands by default.
@@ -79,16 +80,8 @@ func (c codec) Marshal(v any) ([]byte, error) {
 	return b, err
 }
 
-// Fault makes the next Times requests matching Method and Path (a prefix)
-// fail with Status and Body (JSON {code,message} when Body is empty and
-// Plain is false).
-type Fault struct {
-	Method, Path string
-	Status       int
-	Body         string
-	Plain        bool
-	Times        int
-}
+// Fault is an injected failure (see replica.Fault).
+type Fault = replica.Fault
 
 // Server is a running replica.
 type Server struct {
@@ -96,12 +89,12 @@ type Server struct {
 	opts Options
 	http *httptest.Server
 
+	// Faults: Inject, SetLatency and Calls.
+	*replica.Faults
+
 	mu        sync.Mutex
 	sandboxes map[string]*sandbox
-	faults    []*Fault
-	latency   time.Duration
 	cutAfter  int // cut Start streams after this many events (0: never)
-	calls     []string
 }
 
 // NewServer starts a replica on 127.0.0.1.
@@ -109,7 +102,7 @@ func NewServer(opts Options) *Server {
 	if len(opts.Templates) == 0 {
 		opts.Templates = []string{"base"}
 	}
-	s := &Server{opts: opts, sandboxes: map[string]*sandbox{}}
+	s := &Server{opts: opts, sandboxes: map[string]*sandbox{}, Faults: &replica.Faults{}}
 	s.http = httptest.NewServer(s.routes())
 	s.URL = s.http.URL
 	return s
@@ -131,25 +124,8 @@ func (s *Server) Close() {
 	s.http.Close()
 }
 
-// Inject adds a fault.
-func (s *Server) Inject(f Fault) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.faults = append(s.faults, &f)
-}
-
-// SetLatency delays every request by d.
-func (s *Server) SetLatency(d time.Duration) { s.mu.Lock(); s.latency = d; s.mu.Unlock() }
-
 // CutStreams drops the connection of every Start stream after n events.
 func (s *Server) CutStreams(n int) { s.mu.Lock(); s.cutAfter = n; s.mu.Unlock() }
-
-// Calls lists "METHOD path" of every request so far.
-func (s *Server) Calls() []string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return slices.Clone(s.calls)
-}
 
 // SandboxInfo is what a test can see of a sandbox.
 type SandboxInfo struct {
@@ -191,56 +167,11 @@ func (s *Server) remove(id string) {
 	s.mu.Unlock()
 }
 
-// middleware records the call, applies latency and the faults.
-func (s *Server) middleware(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		s.mu.Lock()
-		s.calls = append(s.calls, r.Method+" "+r.URL.Path)
-		lat := s.latency
-		var hit *Fault
-		for _, f := range s.faults {
-			if f.Times > 0 && (f.Method == "" || f.Method == r.Method) && strings.HasPrefix(r.URL.Path, f.Path) {
-				f.Times--
-				hit = f
-				break
-			}
-		}
-		s.mu.Unlock()
-		if lat > 0 {
-			select {
-			case <-time.After(lat):
-			case <-r.Context().Done():
-				return
-			}
-		}
-		if hit != nil {
-			io.Copy(io.Discard, r.Body)
-			if hit.Plain {
-				w.Header().Set("Content-Type", "text/html")
-				w.WriteHeader(hit.Status)
-				io.WriteString(w, hit.Body)
-				return
-			}
-			msg := hit.Body
-			if msg == "" {
-				msg = http.StatusText(hit.Status)
-			}
-			apiError(w, hit.Status, msg)
-			return
-		}
-		next.ServeHTTP(w, r)
-	})
-}
-
 func apiError(w http.ResponseWriter, status int, msg string) {
 	writeJSON(w, status, wire.APIError{Code: status, Message: msg})
 }
 
-func writeJSON(w http.ResponseWriter, status int, v any) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	json.NewEncoder(w).Encode(v)
-}
+var writeJSON = replica.WriteJSON
 
 func newID(prefix string, n int) string {
 	b := make([]byte, n)
@@ -282,7 +213,7 @@ func (s *Server) routes() http.Handler {
 	api.HandleFunc("POST /sandboxes/{id}/pause", s.pause)
 	api.HandleFunc("DELETE /sandboxes/{id}", s.delete)
 	envd := s.envdRoutes()
-	return s.middleware(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return s.Wrap(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if isEnvdPath(r.URL.Path) {
 			s.serveEnvd(envd, w, r)
 			return
@@ -292,7 +223,7 @@ func (s *Server) routes() http.Handler {
 			return
 		}
 		api.ServeHTTP(w, r)
-	}))
+	}), apiError)
 }
 
 // sandbox is one replica sandbox.
@@ -568,5 +499,5 @@ func connectErr(err error) error {
 // errAbort cuts a connection mid-stream (net/http's own sentinel).
 var errAbort = http.ErrAbortHandler
 
-// keep the syscall import for the signal table.
+// signals are the envd Signal enum values the replica delivers.
 var signals = map[string]syscall.Signal{wire.SignalTerm: syscall.SIGTERM, wire.SignalKill: syscall.SIGKILL}
