@@ -29,8 +29,8 @@ type Handle struct {
 	tb      *toolbox.APIClient
 	kept    string
 
-	sessionOnce sync.Once
-	sessionErr  error
+	sessionMu sync.Mutex
+	sessionOK bool
 }
 
 // wrapper runs "$@" with stdin from $4, stdout to $2, stderr to $3, in
@@ -62,16 +62,20 @@ type run struct {
 
 func (h *Handle) sessionID() string { return "zctx-" + h.St.ID }
 
-// session makes the handle's toolbox session once (another program's
-// handle may have made it already: 409 is fine).
+// session makes the handle's toolbox session until that succeeds
+// (another program's handle may have made it already: 409 is fine).
 func (h *Handle) session(ctx context.Context) error {
-	h.sessionOnce.Do(func() {
-		res, err := h.tb.ProcessAPI.CreateSession(ctx).Request(*toolbox.NewCreateSessionRequest(h.sessionID())).Execute()
-		if err != nil && (res == nil || res.StatusCode != http.StatusConflict) {
-			h.sessionErr = apiErr("create session in sandbox "+h.sandbox, res, err)
-		}
-	})
-	return h.sessionErr
+	h.sessionMu.Lock()
+	defer h.sessionMu.Unlock()
+	if h.sessionOK {
+		return nil
+	}
+	res, err := h.tb.ProcessAPI.CreateSession(ctx).Request(*toolbox.NewCreateSessionRequest(h.sessionID())).Execute()
+	if err != nil && (res == nil || res.StatusCode != http.StatusConflict) {
+		return apiErr("create session in sandbox "+h.sandbox, res, err)
+	}
+	h.sessionOK = true
+	return nil
 }
 
 // env is what every command gets: the provider's env (re-sent, as the
