@@ -281,8 +281,17 @@ func (h *Handle) OpenTerminal(context.Context, contexts.TerminalConfig) (context
 }
 
 // upload writes data to p with the toolbox's upload call (the generated
-// client sends a file, so the bytes go through a private temp file).
+// client sends a file, so the bytes go through a private temp file). The
+// generated client leaves an empty file out of the form, so an empty
+// file is made with a command instead.
 func (h *Handle) upload(ctx context.Context, p string, data []byte) error {
+	if len(data) == 0 {
+		r, err := h.execute(ctx, words([]string{"/bin/sh", "-c", `mkdir -p -- "$(dirname -- "$1")" && : > "$1"`, "zctx", p}), time.Minute)
+		if err == nil && r.ExitCode != 0 {
+			err = contexts.Errorf(contexts.ErrUnavailable, "daytona: write %q: %s", p, tail(r.Stdout))
+		}
+		return err
+	}
 	f, err := os.CreateTemp("", "zctx-daytona-")
 	if err != nil {
 		return contexts.Errorf(contexts.ErrUnavailable, "daytona: upload: %v", err)

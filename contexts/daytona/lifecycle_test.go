@@ -188,6 +188,13 @@ func TestReplica_FaultsAndKey(t *testing.T) {
 	if strings.Contains(string(b), testKey) {
 		t.Errorf("State carries the key: %s", b)
 	}
+	// The generated client drops an empty file from its upload form.
+	if err := h.WriteFile(ctxT(t), "sub/empty", nil, 0o644); err != nil {
+		t.Fatalf("empty WriteFile: %v", err)
+	}
+	if b, err := h.ReadFile(ctxT(t), "sub/empty"); err != nil || len(b) != 0 {
+		t.Errorf("empty file: %q %v", b, err)
+	}
 	if _, err := h.ReadFile(ctxT(t), "/nope"); !errors.Is(err, contexts.ErrNotFound) {
 		t.Errorf("missing file: %v", err)
 	}

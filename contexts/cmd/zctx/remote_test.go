@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/zsandbox/zsandbox/contexts"
+	"github.com/zsandbox/zsandbox/contexts/daytona/daytonatest"
 	"github.com/zsandbox/zsandbox/contexts/docker"
 	"github.com/zsandbox/zsandbox/contexts/e2b/e2btest"
 	"github.com/zsandbox/zsandbox/contexts/internal/dockertest"
@@ -78,5 +79,51 @@ func TestE2BReplica(t *testing.T) {
 	}
 	if len(state) == 0 {
 		t.Error("no state file to check")
+	}
+}
+
+// zctx --context daytona against its replica: pause (stop) prints the
+// id, --sandbox starts it again and leaves it, the key is never printed.
+func TestDaytonaReplica(t *testing.T) {
+	d, skip, err := dockertest.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d == nil {
+		t.Skip(skip)
+	}
+	defer d.Stop()
+	runner, err := docker.New(contexts.Options{Host: d.Host, Image: dockertest.Image})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const key = "dtn_zctx_secret_00112233445566778899"
+	s := daytonatest.NewServer(daytonatest.Options{Runner: runner, APIKey: key})
+	defer s.Close()
+	setup(t)
+	t.Setenv("DAYTONA_API_KEY", key)
+	t.Setenv("DAYTONA_API_URL", s.APIURL())
+	pre := filepath.Join(t.TempDir(), "prep.sh")
+	os.WriteFile(pre, []byte("echo prepared > /tmp/prep.out\n"), 0o644)
+	code, out, errs := zctx(t, "", "run", "--context", "daytona", "--pregame", pre, "--sandbox-on-destroy", "pause", "--",
+		"sh", "-c", "cat /tmp/prep.out; echo kept > f.txt; echo err >&2; exit 3")
+	m := regexp.MustCompile(`zctx: sandbox (\S+) kept`).FindStringSubmatch(errs)
+	if code != 3 || out != "prepared\n" || m == nil {
+		t.Fatalf("run: %d %q %q", code, out, errs)
+	}
+	if got := s.Sandboxes(); len(got) != 1 || got[0].State != "stopped" {
+		t.Errorf("pause on daytona must stop: %+v", got)
+	}
+	code, out, errs2 := zctx(t, "", "run", "--context", "daytona", "--sandbox", m[1], "--", "cat", "f.txt")
+	if code != 0 || out != "kept\n" {
+		t.Errorf("--sandbox: %d %q %q", code, out, errs2)
+	}
+	if got := s.Sandboxes(); len(got) != 1 || got[0].State != "started" {
+		t.Errorf("an attached sandbox was stopped or deleted: %+v", got)
+	}
+	for _, text := range []string{errs, errs2, out} {
+		if strings.Contains(text, key) {
+			t.Errorf("the key was printed: %q", text)
+		}
 	}
 }
