@@ -165,6 +165,35 @@ func (s *Server) routes() http.Handler {
 	}), apiError)
 }
 
+// Routes lists every route the replica serves ("METHOD path"), for the
+// contract test.
+func Routes() []string {
+	return []string{
+		"POST /api/sandbox",
+		"GET /api/sandbox",
+		"GET /api/sandbox/{id}",
+		"POST /api/sandbox/{id}/start",
+		"POST /api/sandbox/{id}/stop",
+		"POST /api/sandbox/{id}/archive",
+		"DELETE /api/sandbox/{id}",
+		"POST /toolbox/{id}/process/execute",
+		"POST /toolbox/{id}/process/session",
+		"DELETE /toolbox/{id}/process/session/{sid}",
+		"POST /toolbox/{id}/process/session/{sid}/exec",
+		"GET /toolbox/{id}/process/session/{sid}/command/{cid}",
+		"GET /toolbox/{id}/process/session/{sid}/command/{cid}/logs",
+		"GET /toolbox/{id}/files",
+		"DELETE /toolbox/{id}/files",
+		"GET /toolbox/{id}/files/download",
+		"POST /toolbox/{id}/files/upload",
+		"POST /toolbox/{id}/files/bulk-upload",
+		"POST /toolbox/{id}/files/bulk-download",
+		"POST /toolbox/{id}/files/folder",
+		"GET /toolbox/{id}/user-home-dir",
+		"GET /toolbox/{id}/work-dir",
+	}
+}
+
 func (s *Server) create(w http.ResponseWriter, r *http.Request) {
 	var req apiclient.CreateSandbox
 	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
