@@ -17,6 +17,7 @@ import (
 	"google.golang.org/protobuf/reflect/protoregistry"
 	"google.golang.org/protobuf/types/descriptorpb"
 
+	"github.com/zsandbox/zsandbox/contexts/e2b/e2btest"
 	"github.com/zsandbox/zsandbox/contexts/e2b/internal/wire"
 )
 
@@ -114,6 +115,33 @@ func TestContract_EnvdMessages(t *testing.T) {
 		d, err := files.FindDescriptorByName(protoreflect.FullName(e.enum))
 		if err != nil || d.(protoreflect.EnumDescriptor).Values().ByName(protoreflect.Name(e.value)) == nil {
 			t.Errorf("enum %s has no value %s", e.enum, e.value)
+		}
+	}
+}
+
+// TestContract_RESTRoutes: every HTTP route the replica serves (control
+// plane and envd) is a path and method of the openapi-typescript "paths"
+// interfaces the pinned SDK ships in its type declarations.
+func TestContract_RESTRoutes(t *testing.T) {
+	needOracle(t)
+	dts, err := os.ReadFile(filepath.Join(oracleDir, "node_modules", "e2b", "dist", "index.d.mts"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	known := map[string]bool{}
+	block := regexp.MustCompile(`(?m)^  "(/[^"]*)": \{\n((?:    .*\n|\n)*?)  \};`)
+	method := regexp.MustCompile(`(?m)^    (get|put|post|delete|patch|head): `)
+	for _, m := range block.FindAllStringSubmatch(string(dts), -1) {
+		for _, mm := range method.FindAllStringSubmatch(m[2], -1) {
+			known[strings.ToUpper(mm[1])+" "+m[1]] = true
+		}
+	}
+	if len(known) < 20 {
+		t.Fatalf("found %d operations in the SDK's paths; the declarations changed shape", len(known))
+	}
+	for _, r := range e2btest.Routes() {
+		if !known[r] {
+			t.Errorf("the replica serves %s, which the SDK's pinned API description lacks", r)
 		}
 	}
 }

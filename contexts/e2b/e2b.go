@@ -20,6 +20,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"os"
 	"path"
 	"strconv"
@@ -294,6 +295,37 @@ func (c *Context) ready(ctx context.Context, e *envd) error {
 				WithHint("an invalid template still returns a sandbox id but never boots: check E2B_TEMPLATE (self-hosted clusters have no base template)")
 		}
 	}
+}
+
+// Sandbox is one entry of List.
+type Sandbox struct {
+	ID, Template, State string // running or paused
+	Metadata            map[string]string
+}
+
+// List lists the running and paused sandboxes whose metadata has every
+// pair of match (GET /v2/sandboxes).
+func (c *Context) List(ctx context.Context, match map[string]string) ([]Sandbox, error) {
+	if err := c.needKey(); err != nil {
+		return nil, err
+	}
+	q := url.Values{"state": {"running,paused"}}
+	if len(match) > 0 {
+		m := url.Values{}
+		for k, v := range match {
+			m.Set(k, v)
+		}
+		q.Set("metadata", m.Encode())
+	}
+	var list []wire.SandboxDetail
+	if _, err := c.api.call(ctx, http.MethodGet, "/v2/sandboxes?"+q.Encode(), nil, &list); err != nil {
+		return nil, err
+	}
+	out := make([]Sandbox, 0, len(list))
+	for _, d := range list {
+		out = append(out, Sandbox{ID: d.SandboxID, Template: d.TemplateID, State: d.State, Metadata: d.Metadata})
+	}
+	return out, nil
 }
 
 // Attach reopens a handle in another program: connect again (which also

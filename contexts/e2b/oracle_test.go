@@ -42,7 +42,10 @@ type outcomes struct {
 	Killed     struct {
 		ExitCode int `json:"exitCode"`
 	} `json:"killed"`
-	Missing string `json:"missing"`
+	Missing string   `json:"missing"`
+	Listed  []string `json:"listed"`
+	Paused  string   `json:"paused"`
+	Resumed string   `json:"resumed"`
 }
 
 func str(s string) *string { return &s }
@@ -60,6 +63,9 @@ func expected() outcomes {
 	o.Background = outcome{Stdout: "bg-start\nbg-end\n", Stderr: str("")}
 	o.Killed.ExitCode = contexts.SignalExit(syscall.SIGKILL)
 	o.Missing = "FileNotFoundError"
+	o.Listed = []string{"self:running"}
+	o.Paused = "paused"
+	o.Resumed = "state"
 	return o
 }
 
@@ -138,6 +144,26 @@ func goSide(t *testing.T, s *e2btest.Server) outcomes {
 	if _, err := h.ReadFile(ctxT(t), e2btest.Home+"/nope"); errors.Is(err, contexts.ErrNotFound) {
 		o.Missing = "FileNotFoundError"
 	}
+	listed, err := c.List(ctxT(t), map[string]string{"suite": "oracle"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, sb := range listed {
+		who := "other"
+		if sb.ID == h.sandbox {
+			who = "self"
+		}
+		o.Listed = append(o.Listed, who+":"+sb.State)
+	}
+	h.WriteFile(ctxT(t), e2btest.Home+"/kept", []byte("state"), 0o644)
+	paused, _ := New(Options{APIURL: s.URL, SandboxURL: s.URL, APIKey: testKey, OnDestroy: "pause"})
+	h.c = paused // Destroy applies the pause
+	h.Destroy(ctxT(t))
+	o.Paused = states(s)[h.sandbox]
+	again := spawnT(t, provider(t, s, Options{SandboxID: h.sandbox, OwnAttached: true}), contexts.SpawnConfig{})
+	defer again.Destroy(ctxT(t))
+	b, _ = again.ReadFile(ctxT(t), e2btest.Home+"/kept")
+	o.Resumed = string(b)
 	return o
 }
 
@@ -149,7 +175,8 @@ func TestOracle_SDKAgrees(t *testing.T) {
 	start := time.Now()
 	got, err := sdk(t, s)
 	if err != nil {
-		t.Fatal(err)
+		calls := s.Calls()
+		t.Fatalf("%v\nlast calls: %q", err, calls[max(0, len(calls)-6):])
 	}
 	t.Logf("the SDK's scenarios took %v", time.Since(start).Round(time.Millisecond))
 	if d := cmp.Diff(expected(), got); d != "" {

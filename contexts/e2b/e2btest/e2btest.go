@@ -202,6 +202,14 @@ func isEnvdPath(p string) bool {
 		p == "/files" || p == "/health"
 }
 
+// Routes lists every HTTP route the replica serves ("METHOD path"; the
+// Connect procedures are wire.Proc*), for the contract test.
+func Routes() []string {
+	return []string{"POST /sandboxes", "POST /v2/sandboxes", "GET /sandboxes/{sandboxID}", "GET /v2/sandboxes",
+		"POST /sandboxes/{sandboxID}/connect", "POST /v2/sandboxes/{sandboxID}/connect", "POST /sandboxes/{sandboxID}/timeout",
+		"POST /sandboxes/{sandboxID}/pause", "DELETE /sandboxes/{sandboxID}", "GET /files", "POST /files", "GET /health"}
+}
+
 func (s *Server) routes() http.Handler {
 	api := http.NewServeMux()
 	api.HandleFunc("POST /sandboxes", s.create)
@@ -209,6 +217,7 @@ func (s *Server) routes() http.Handler {
 	api.HandleFunc("GET /sandboxes/{id}", s.info)
 	api.HandleFunc("GET /v2/sandboxes", s.list)
 	api.HandleFunc("POST /sandboxes/{id}/connect", s.connect)
+	api.HandleFunc("POST /v2/sandboxes/{id}/connect", s.connect) // the SDK's; not yet in the public spec
 	api.HandleFunc("POST /sandboxes/{id}/timeout", s.setTimeout)
 	api.HandleFunc("POST /sandboxes/{id}/pause", s.pause)
 	api.HandleFunc("DELETE /sandboxes/{id}", s.delete)

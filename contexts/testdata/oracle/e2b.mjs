@@ -36,5 +36,12 @@ await seen
 await long.kill()
 out.killed = await long.wait().then((r) => ({ exitCode: r.exitCode }), (e) => ({ exitCode: e.exitCode }))
 out.missing = await sbx.files.read('/home/user/nope').then(() => 'found', (e) => e.constructor.name)
+out.listed = (await Sandbox.list({ query: { metadata: { suite: 'oracle' }, state: ['running', 'paused'] } }).nextItems())
+  .map((s) => `${s.sandboxId === sbx.sandboxId ? 'self' : 'other'}:${s.state}`)
+await sbx.files.write('/home/user/kept', 'state')
+await sbx.pause()
+out.paused = (await sbx.getInfo()).state
+const again = await Sandbox.connect(sbx.sandboxId)
+out.resumed = await again.files.read('/home/user/kept')
 await sbx.kill()
 console.log(JSON.stringify(out))
