@@ -23,6 +23,7 @@ package daytona
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -353,6 +354,33 @@ func (c *Context) waitStarted(ctx context.Context, id string) (*apiclient.Sandbo
 			return nil, contexts.Errorf(contexts.ErrUnavailable, "daytona: sandbox %s still %s after %v", id, sb.GetState(), createTimeout)
 		}
 	}
+}
+
+// Sandbox is one entry of List.
+type Sandbox struct {
+	ID, Name, State, Snapshot string
+	Labels                    map[string]string
+}
+
+// List lists the sandboxes whose labels have every pair of match.
+func (c *Context) List(ctx context.Context, match map[string]string) ([]Sandbox, error) {
+	if err := c.needKey(); err != nil {
+		return nil, err
+	}
+	req := c.api.SandboxAPI.ListSandboxes(ctx)
+	if len(match) > 0 {
+		b, _ := json.Marshal(match)
+		req = req.Labels(string(b))
+	}
+	list, res, err := req.Execute()
+	if err != nil {
+		return nil, apiErr("list sandboxes", res, err)
+	}
+	out := make([]Sandbox, 0, len(list.Items))
+	for _, it := range list.Items {
+		out = append(out, Sandbox{ID: it.Id, Name: it.Name, State: string(it.GetState()), Snapshot: it.GetSnapshot(), Labels: it.Labels})
+	}
+	return out, nil
 }
 
 // Attach reopens a handle in another program.

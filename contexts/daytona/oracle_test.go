@@ -76,7 +76,13 @@ func sdk(t *testing.T, s *daytonatest.Server) (outcomes, error) {
 // goSide runs the same scenarios with the provider (stdout then stderr
 // stand for the SDK's combined output).
 func goSide(t *testing.T, s *daytonatest.Server) outcomes {
-	h := spawnT(t, provider(t, s, Options{OnDestroy: "stop"}), contexts.SpawnConfig{Env: []string{"FROM_CREATE=c1"}})
+	c := provider(t, s, Options{OnDestroy: "stop"})
+	labels := map[string]any{"labels": map[string]string{"suite": "oracle"}}
+	hh, err := c.SpawnWith(ctxT(t), contexts.SpawnConfig{Env: []string{"FROM_CREATE=c1"}}, labels)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := hh.(*Handle)
 	run := func(cmd contexts.Cmd) outcome {
 		r, err := h.Exec(ctxT(t), cmd)
 		if err != nil {
@@ -107,10 +113,16 @@ func goSide(t *testing.T, s *daytonatest.Server) outcomes {
 	if _, err := h.ReadFile(ctxT(t), daytonatest.Home+"/nope"); errors.Is(err, contexts.ErrNotFound) && strings.Contains(err.Error(), "404") {
 		o.Missing = "404"
 	}
-	for _, sb := range s.Sandboxes() {
+	listed, err := h.c.List(ctxT(t), map[string]string{"suite": "oracle"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, sb := range listed {
+		who := "other"
 		if sb.ID == h.sandbox {
-			o.Listed = append(o.Listed, "self")
+			who = "self"
 		}
+		o.Listed = append(o.Listed, who)
 	}
 	h.Destroy(ctxT(t))
 	o.Stopped = states(s)[h.sandbox]
