@@ -70,9 +70,16 @@ func TestReplica_AttachAndOwnership(t *testing.T) {
 	h.WriteFile(ctxT(t), "kept.txt", []byte("disk"), 0o644)
 	h.Destroy(ctxT(t))
 	id := h.Kept()
-	if sb := s.Sandboxes()[0]; sb.Env["BAKED"] != "b1" {
-		t.Errorf("env not baked into the sandbox at create: %v", sb.Env)
+	if sb := s.Sandboxes()[0]; sb.Env["BAKED"] != "b1" || !sb.NetworkBlockAll {
+		t.Errorf("env %v networkBlockAll %v: want the env baked in at create and the network blocked by default", sb.Env, sb.NetworkBlockAll)
 	}
+	open := spawnT(t, provider(t, s, Options{Network: contexts.NetworkAllow}), contexts.SpawnConfig{})
+	for _, sb := range s.Sandboxes() {
+		if sb.ID == open.sandbox && sb.NetworkBlockAll {
+			t.Error("--network allow still created the sandbox with networkBlockAll")
+		}
+	}
+	open.Destroy(ctxT(t))
 	for _, own := range []bool{false, true} {
 		a := spawnT(t, provider(t, s, Options{SandboxID: id, OwnAttached: own, Env: map[string]string{"BAKED": "b2"}}), contexts.SpawnConfig{})
 		if r := execT(t, a, `cat kept.txt; echo " $BAKED"`); string(r.Stdout) != "disk b2\n" {

@@ -102,6 +102,7 @@ type SandboxInfo struct {
 	ID, Name, State, Snapshot, Target string
 	Env, Labels                       map[string]string
 	CPU, Memory, Disk                 float32
+	NetworkBlockAll                   bool
 }
 
 // Sandboxes lists the sandboxes that exist, in creation order.
@@ -116,7 +117,7 @@ func (s *Server) Sandboxes() []SandboxInfo {
 	for _, sb := range list {
 		m := sb.snapshot()
 		out = append(out, SandboxInfo{ID: m.Id, Name: m.Name, State: string(m.GetState()), Snapshot: m.GetSnapshot(),
-			Target: m.Target, Env: m.Env, Labels: m.Labels, CPU: m.Cpu, Memory: m.Memory, Disk: m.Disk})
+			Target: m.Target, Env: m.Env, Labels: m.Labels, CPU: m.Cpu, Memory: m.Memory, Disk: m.Disk, NetworkBlockAll: m.NetworkBlockAll})
 	}
 	slices.SortFunc(out, func(a, b SandboxInfo) int { return strings.Compare(a.Name, b.Name) })
 	return out
@@ -227,6 +228,7 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request) {
 		m.Labels = map[string]string{}
 	}
 	m.Target = firstOf(req.GetTarget(), "us")
+	m.NetworkBlockAll = req.GetNetworkBlockAll()
 	m.Cpu, m.Memory, m.Disk = float32(orDefault(req.GetCpu(), 1)), float32(orDefault(req.GetMemory(), 1)), float32(orDefault(req.GetDisk(), 3))
 	if req.BuildInfo == nil {
 		m.SetSnapshot(firstOf(req.GetSnapshot(), DefaultSnapshot))
