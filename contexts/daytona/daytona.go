@@ -28,7 +28,6 @@ import (
 	"fmt"
 	"net/http"
 	"os"
-	"path"
 	"strconv"
 	"strings"
 	"time"
@@ -38,6 +37,7 @@ import (
 
 	"github.com/zsandbox/zsandbox/contexts"
 	"github.com/zsandbox/zsandbox/contexts/internal/base"
+	"github.com/zsandbox/zsandbox/contexts/internal/remote"
 )
 
 // Kind is the registry name.
@@ -53,8 +53,7 @@ const (
 // Defaults.
 const (
 	DefaultAPIURL    = "https://app.daytona.io/api"
-	DefaultReadiness = 60 // seconds
-	PregameTimeout   = 30 * time.Minute
+	DefaultReadiness = 60               // seconds
 	createTimeout    = 60 * time.Second // creating → started, as the SDK waits
 )
 
@@ -70,11 +69,8 @@ type Resources struct {
 	CPU, Memory, Disk, GPU int32
 }
 
-// Pregame is a setup script.
-type Pregame struct {
-	Name    string
-	Content []byte
-}
+// Pregame is a setup script, uploaded to /tmp/<Name>.
+type Pregame = remote.Pregame
 
 // Options are the seeds' DaytonaProviderOptions.
 type Options struct {
@@ -107,21 +103,12 @@ type Context struct {
 	api  *apiclient.APIClient
 }
 
-func firstOf(vals ...string) string {
-	for _, v := range vals {
-		if v != "" {
-			return v
-		}
-	}
-	return ""
-}
-
 // New checks opts and fills in the environment and the defaults.
 func New(opts Options) (*Context, error) {
-	opts.APIKey = firstOf(opts.APIKey, os.Getenv("DAYTONA_API_KEY"))
-	opts.APIURL = strings.TrimRight(firstOf(opts.APIURL, os.Getenv("DAYTONA_API_URL"), DefaultAPIURL), "/")
-	opts.Target = firstOf(opts.Target, os.Getenv("DAYTONA_TARGET"))
-	opts.OnDestroy = firstOf(opts.OnDestroy, "delete")
+	opts.APIKey = remote.FirstOf(opts.APIKey, os.Getenv("DAYTONA_API_KEY"))
+	opts.APIURL = strings.TrimRight(remote.FirstOf(opts.APIURL, os.Getenv("DAYTONA_API_URL"), DefaultAPIURL), "/")
+	opts.Target = remote.FirstOf(opts.Target, os.Getenv("DAYTONA_TARGET"))
+	opts.OnDestroy = remote.FirstOf(opts.OnDestroy, "delete")
 	switch opts.OnDestroy {
 	case "delete", "kill", "stop", "pause", "archive", "leave":
 	default:
@@ -225,7 +212,7 @@ func (c *Context) SpawnWith(ctx context.Context, cfg contexts.SpawnConfig, sandb
 		return nil, err
 	}
 	owned := created || c.opts.OwnAttached
-	st := contexts.State{Kind: Kind, ID: id, Cwd: firstOf(cfg.Cwd, c.opts.Cwd), Env: cfg.Env, PassEnv: cfg.PassEnv,
+	st := contexts.State{Kind: Kind, ID: id, Cwd: remote.FirstOf(cfg.Cwd, c.opts.Cwd), Env: cfg.Env, PassEnv: cfg.PassEnv,
 		Extra: map[string]string{"sandbox": sb.Id, "owned": strconv.FormatBool(owned)}}
 	h := c.newHandle(st, sb)
 	fail := func(err error) (contexts.Handle, error) {
@@ -257,18 +244,7 @@ func (c *Context) readiness() time.Duration {
 }
 
 func (c *Context) pregame() (*Pregame, error) {
-	pre := c.opts.Pregame
-	if pre == nil && c.opts.PregameFile != "" {
-		b, err := os.ReadFile(c.opts.PregameFile)
-		if err != nil {
-			return nil, contexts.Errorf(contexts.ErrUsage, "daytona: --pregame: %v", err)
-		}
-		pre = &Pregame{Name: path.Base(c.opts.PregameFile), Content: b}
-	}
-	if pre != nil && (pre.Name == "" || pre.Name == "." || pre.Name == ".." || strings.ContainsAny(pre.Name, "/\x00")) {
-		return nil, contexts.Errorf(contexts.ErrUsage, "daytona: pregame name %q: want a plain file name", pre.Name)
-	}
-	return pre, nil
+	return remote.LoadPregame(Kind, c.opts.Pregame, c.opts.PregameFile)
 }
 
 // acquire attaches to Options.SandboxID (starting it if stopped or
@@ -463,7 +439,7 @@ func (h *Handle) setCwd(ctx context.Context) error {
 	if h.St.Cwd != "" {
 		r, err := h.execute(ctx, "mkdir -p -- "+quote(h.St.Cwd), time.Minute)
 		if err == nil && r.ExitCode != 0 {
-			err = contexts.Errorf(contexts.ErrUsage, "daytona: cwd %q: %s", h.St.Cwd, tail(r.Stdout))
+			err = contexts.Errorf(contexts.ErrUsage, "daytona: cwd %q: %s", h.St.Cwd, remote.Tail(r.Stdout))
 		}
 		return err
 	}
@@ -478,33 +454,21 @@ func (h *Handle) setCwd(ctx context.Context) error {
 // runPregame uploads the script to /tmp/<name> and runs it with the
 // execute call's 30-minute timeout; a non-zero exit fails the spawn.
 func (h *Handle) runPregame(ctx context.Context, pre *Pregame) error {
-	p := "/tmp/" + pre.Name
-	if err := h.upload(ctx, p, pre.Content); err != nil {
+	if err := h.upload(ctx, pre.Path(), pre.Content); err != nil {
 		return err
 	}
-	env := ""
+	env := []string{"env"}
 	for k, v := range h.c.opts.Env {
-		env += quote(k+"="+v) + " "
+		env = append(env, k+"="+v)
 	}
-	cmd := "cd " + quote(h.St.Cwd) + " && env " + env + "/bin/sh -c " +
-		quote(`if head -c2 "$1" | grep -q '^#!'; then chmod +x "$1" && exec "$1"; fi; exec /bin/sh "$1"`) + " sh " + quote(p)
-	r, err := h.execute(ctx, cmd, PregameTimeout)
+	r, err := h.execute(ctx, "cd "+quote(h.St.Cwd)+" && "+words(append(env, pre.Argv()...)), remote.PregameTimeout)
 	if err != nil {
 		return err
 	}
 	if r.ExitCode != 0 {
-		return contexts.Errorf(contexts.ErrUnavailable, "daytona: pregame %s exited %d: %s", pre.Name, r.ExitCode, tail(r.Stdout)).
-			WithHint("the run was aborted; fix the script (it ran as " + p + ")")
+		return remote.PregameFailed(Kind, pre, r.ExitCode, r.Stdout)
 	}
 	return nil
-}
-
-func tail(b []byte) string {
-	s := strings.TrimSpace(string(b))
-	if len(s) > 500 {
-		s = "…" + s[len(s)-500:]
-	}
-	return s
 }
 
 // quote makes s one sh word.
@@ -517,7 +481,7 @@ func (h *Handle) Destroy(ctx context.Context) error {
 	if h.MarkDestroyed() {
 		return nil
 	}
-	h.killAll(ctx)
+	remote.KillAll(ctx, &h.Procs)
 	if h.St.Extra["owned"] != "true" {
 		return nil
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/zsandbox/zsandbox/contexts"
 	"github.com/zsandbox/zsandbox/contexts/internal/base"
 	"github.com/zsandbox/zsandbox/contexts/internal/procs"
+	"github.com/zsandbox/zsandbox/contexts/internal/remote"
 	"github.com/zsandbox/zsandbox/contexts/internal/shell"
 )
 
@@ -267,14 +268,6 @@ func (h *Handle) Start(ctx context.Context, cmd contexts.Cmd) (contexts.Process,
 	return p, nil
 }
 
-func (h *Handle) killAll(ctx context.Context) {
-	for _, p := range h.Procs.All() {
-		if !p.Ended() {
-			p.Signal(ctx, syscall.SIGKILL)
-		}
-	}
-}
-
 // OpenTerminal: Daytona's PTY API is not wired in.
 func (h *Handle) OpenTerminal(context.Context, contexts.TerminalConfig) (contexts.Terminal, error) {
 	return nil, contexts.Errorf(contexts.ErrUnsupported, "daytona: terminals are not supported yet")
@@ -288,7 +281,7 @@ func (h *Handle) upload(ctx context.Context, p string, data []byte) error {
 	if len(data) == 0 {
 		r, err := h.execute(ctx, words([]string{"/bin/sh", "-c", `mkdir -p -- "$(dirname -- "$1")" && : > "$1"`, "zctx", p}), time.Minute)
 		if err == nil && r.ExitCode != 0 {
-			err = contexts.Errorf(contexts.ErrUnavailable, "daytona: write %q: %s", p, tail(r.Stdout))
+			err = contexts.Errorf(contexts.ErrUnavailable, "daytona: write %q: %s", p, remote.Tail(r.Stdout))
 		}
 		return err
 	}
@@ -340,7 +333,7 @@ func (h *Handle) WriteFile(ctx context.Context, p string, data []byte, perm fs.F
 	if perm != 0 && perm.Perm() != 0o644 {
 		r, err := h.execute(ctx, words([]string{"chmod", strconv.FormatUint(uint64(perm.Perm()), 8), "--", full}), time.Minute)
 		if err == nil && r.ExitCode != 0 {
-			err = contexts.Errorf(contexts.ErrUnavailable, "daytona: chmod %q: %s", p, tail(r.Stdout))
+			err = contexts.Errorf(contexts.ErrUnavailable, "daytona: chmod %q: %s", p, remote.Tail(r.Stdout))
 		}
 		return err
 	}

@@ -14,15 +14,12 @@ import (
 
 	"github.com/zsandbox/zsandbox/contexts"
 	"github.com/zsandbox/zsandbox/contexts/daytona/daytonatest"
+	"github.com/zsandbox/zsandbox/contexts/internal/remotetest"
 )
 
 func spawnT(t *testing.T, c *Context, cfg contexts.SpawnConfig) *Handle {
 	t.Helper()
-	h, err := c.Spawn(ctxT(t), cfg)
-	if err != nil {
-		t.Fatalf("Spawn: %v (hint: %s)", err, contexts.Hint(err))
-	}
-	return h.(*Handle)
+	return remotetest.Spawn(t, c, cfg).(*Handle)
 }
 
 func states(s *daytonatest.Server) map[string]string {
@@ -33,14 +30,7 @@ func states(s *daytonatest.Server) map[string]string {
 	return out
 }
 
-func execT(t *testing.T, h contexts.Handle, shell string) contexts.Result {
-	t.Helper()
-	r, err := h.Exec(ctxT(t), contexts.Cmd{Shell: shell})
-	if err != nil {
-		t.Fatalf("Exec(%q): %v", shell, err)
-	}
-	return r
-}
+var execT = remotetest.Exec
 
 // Every onDestroy value, on an owned sandbox, and what the replica's
 // state machine then says.

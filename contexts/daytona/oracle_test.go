@@ -4,22 +4,18 @@ package daytona
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/zsandbox/zsandbox/contexts"
 	"github.com/zsandbox/zsandbox/contexts/daytona/daytonatest"
+	"github.com/zsandbox/zsandbox/contexts/internal/remotetest"
 )
 
 // outcome is one command's result as the SDK's executeCommand gives it:
@@ -46,31 +42,15 @@ func expected() outcomes {
 	}
 }
 
-const oracleDir = "../testdata/oracle"
-
-func needOracle(t *testing.T) {
-	t.Helper()
-	if _, err := os.Stat(filepath.Join(oracleDir, "node_modules", "@daytonaio", "sdk", "package.json")); err != nil {
-		if os.Getenv("ZSANDBOX_MUST_ORACLE") == "1" {
-			t.Fatalf("the pinned @daytonaio/sdk is not installed (%v) and ZSANDBOX_MUST_ORACLE=1", err)
-		}
-		t.Skip("the pinned @daytonaio/sdk is not installed: cd contexts/testdata/oracle && npm ci")
-	}
-}
+func needOracle(t *testing.T) { remotetest.NeedOracle(t, "@daytonaio/sdk") }
 
 func sdk(t *testing.T, s *daytonatest.Server) (outcomes, error) {
-	ctx, cancel := context.WithTimeout(ctxT(t), 20*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "node", "daytona.mjs")
-	cmd.Dir = oracleDir
-	cmd.Env = append(os.Environ(), "DAYTONA_API_URL="+s.APIURL(), "DAYTONA_API_KEY="+testKey)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	var o outcomes
-	if err := cmd.Run(); err != nil {
-		return o, fmt.Errorf("node daytona.mjs: %v\n%s", err, stderr.String())
+	out, err := remotetest.Node(t, "daytona.mjs", "DAYTONA_API_URL="+s.APIURL(), "DAYTONA_API_KEY="+testKey)
+	if err != nil {
+		return o, err
 	}
-	return o, json.Unmarshal(stdout.Bytes(), &o)
+	return o, json.Unmarshal(out, &o)
 }
 
 // goSide runs the same scenarios with the provider (stdout then stderr

@@ -22,7 +22,6 @@ import (
 	"net/http"
 	"net/url"
 	"os"
-	"path"
 	"strconv"
 	"strings"
 	"time"
@@ -30,6 +29,7 @@ import (
 	"github.com/zsandbox/zsandbox/contexts"
 	"github.com/zsandbox/zsandbox/contexts/e2b/internal/wire"
 	"github.com/zsandbox/zsandbox/contexts/internal/base"
+	"github.com/zsandbox/zsandbox/contexts/internal/remote"
 )
 
 // Kind is the registry name.
@@ -47,7 +47,6 @@ const (
 	DefaultTemplate  = "base"
 	DefaultTimeout   = 300 * time.Second // the SDK's sandbox TTL
 	DefaultReadiness = 60 * time.Second
-	PregameTimeout   = 30 * time.Minute
 )
 
 func init() {
@@ -57,11 +56,8 @@ func init() {
 	})
 }
 
-// Pregame is a setup script.
-type Pregame struct {
-	Name    string // the file name under /tmp
-	Content []byte
-}
+// Pregame is a setup script, uploaded to /tmp/<Name>.
+type Pregame = remote.Pregame
 
 // Options configures the provider. Empty fields take the environment's
 // E2B_* variables, then the defaults.
@@ -99,23 +95,14 @@ type Context struct {
 	api  *api
 }
 
-func firstOf(vals ...string) string {
-	for _, v := range vals {
-		if v != "" {
-			return v
-		}
-	}
-	return ""
-}
-
 // New checks opts and fills in the defaults.
 func New(opts Options) (*Context, error) {
-	opts.APIKey = firstOf(opts.APIKey, os.Getenv("E2B_API_KEY"))
-	opts.Domain = firstOf(opts.Domain, os.Getenv("E2B_DOMAIN"), "e2b.app")
-	opts.APIURL = strings.TrimRight(firstOf(opts.APIURL, os.Getenv("E2B_API_URL"), "https://api."+opts.Domain), "/")
-	opts.SandboxURL = strings.TrimRight(firstOf(opts.SandboxURL, os.Getenv("E2B_SANDBOX_URL")), "/")
-	opts.Template = firstOf(opts.Template, os.Getenv("E2B_TEMPLATE"), DefaultTemplate)
-	opts.OnDestroy = firstOf(opts.OnDestroy, "kill")
+	opts.APIKey = remote.FirstOf(opts.APIKey, os.Getenv("E2B_API_KEY"))
+	opts.Domain = remote.FirstOf(opts.Domain, os.Getenv("E2B_DOMAIN"), "e2b.app")
+	opts.APIURL = strings.TrimRight(remote.FirstOf(opts.APIURL, os.Getenv("E2B_API_URL"), "https://api."+opts.Domain), "/")
+	opts.SandboxURL = strings.TrimRight(remote.FirstOf(opts.SandboxURL, os.Getenv("E2B_SANDBOX_URL")), "/")
+	opts.Template = remote.FirstOf(opts.Template, os.Getenv("E2B_TEMPLATE"), DefaultTemplate)
+	opts.OnDestroy = remote.FirstOf(opts.OnDestroy, "kill")
 	if opts.Timeout == 0 {
 		opts.Timeout = DefaultTimeout
 	}
@@ -218,18 +205,7 @@ func (c *Context) Spawn(ctx context.Context, cfg contexts.SpawnConfig) (contexts
 }
 
 func (c *Context) pregame() (*Pregame, error) {
-	pre := c.opts.Pregame
-	if pre == nil && c.opts.PregameFile != "" {
-		b, err := os.ReadFile(c.opts.PregameFile)
-		if err != nil {
-			return nil, contexts.Errorf(contexts.ErrUsage, "e2b: --pregame: %v", err)
-		}
-		pre = &Pregame{Name: path.Base(c.opts.PregameFile), Content: b}
-	}
-	if pre != nil && (pre.Name == "" || pre.Name == "." || pre.Name == ".." || strings.ContainsAny(pre.Name, "/\x00")) {
-		return nil, contexts.Errorf(contexts.ErrUsage, "e2b: pregame name %q: want a plain file name", pre.Name)
-	}
-	return pre, nil
+	return remote.LoadPregame(Kind, c.opts.Pregame, c.opts.PregameFile)
 }
 
 func (c *Context) create(ctx context.Context, cfg contexts.SpawnConfig) (wire.Sandbox, error) {
@@ -375,33 +351,21 @@ func (h *Handle) setCwd(ctx context.Context) error {
 // extending the sandbox's TTL past that: the TTL, not the command's
 // deadline, is what would end a long setup.
 func (h *Handle) runPregame(ctx context.Context, pre *Pregame) error {
-	ttl := int((PregameTimeout + 5*time.Minute) / time.Second)
+	ttl := int((remote.PregameTimeout + 5*time.Minute) / time.Second)
 	if _, err := h.c.api.call(ctx, http.MethodPost, "/sandboxes/"+h.sandbox+"/timeout", wire.Timeout{Timeout: ttl}, nil); err != nil {
 		return err
 	}
-	p := "/tmp/" + pre.Name
-	if err := h.envd.write(ctx, p, pre.Content); err != nil {
+	if err := h.envd.write(ctx, pre.Path(), pre.Content); err != nil {
 		return err
 	}
-	r, err := h.run(ctx, contexts.Cmd{Args: []string{"/bin/sh", "-c",
-		`if head -c2 "$1" | grep -q '^#!'; then chmod +x "$1" && exec "$1"; fi; exec /bin/sh "$1"`, "sh", p},
-		Timeout: PregameTimeout}, "")
+	r, err := h.run(ctx, contexts.Cmd{Args: pre.Argv(), Timeout: remote.PregameTimeout}, "")
 	if err != nil {
 		return err
 	}
 	if r.ExitCode != 0 {
-		return contexts.Errorf(contexts.ErrUnavailable, "e2b: pregame %s exited %d: %s", pre.Name, r.ExitCode, tail(r.Stderr)).
-			WithHint("the run was aborted; fix the script (it ran as " + p + ")")
+		return remote.PregameFailed(Kind, pre, r.ExitCode, r.Stderr)
 	}
 	return nil
-}
-
-func tail(b []byte) string {
-	s := strings.TrimSpace(string(b))
-	if len(s) > 500 {
-		s = "…" + s[len(s)-500:]
-	}
-	return s
 }
 
 // Destroy ends this handle's background processes and applies OnDestroy
@@ -414,7 +378,7 @@ func (h *Handle) Destroy(ctx context.Context) error {
 	owned := h.St.Extra["owned"] == "true"
 	action := h.c.opts.OnDestroy
 	if !owned || action != "kill" {
-		h.killProcs(ctx)
+		remote.KillAll(ctx, &h.Procs)
 	}
 	if !owned {
 		return nil

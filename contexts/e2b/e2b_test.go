@@ -3,15 +3,13 @@
 package e2b
 
 import (
-	"context"
 	"testing"
 	"time"
 
-	"github.com/zsandbox/zsandbox/contexts"
 	"github.com/zsandbox/zsandbox/contexts/conformance"
-	"github.com/zsandbox/zsandbox/contexts/docker"
 	"github.com/zsandbox/zsandbox/contexts/e2b/e2btest"
 	"github.com/zsandbox/zsandbox/contexts/internal/dockertest"
+	"github.com/zsandbox/zsandbox/contexts/internal/remotetest"
 )
 
 var (
@@ -30,14 +28,7 @@ const testKey = "e2b_replica_secret_0123456789abcdef"
 // private dockerd.
 func replica(t *testing.T, o e2btest.Options) *e2btest.Server {
 	t.Helper()
-	if daemon == nil {
-		t.Skip(skip)
-	}
-	runner, err := docker.New(contexts.Options{Host: daemon.Host, Image: dockertest.Image})
-	if err != nil {
-		t.Fatal(err)
-	}
-	o.Runner = runner
+	o.Runner = remotetest.Runner(t, daemon, skip)
 	if o.APIKey == "" {
 		o.APIKey = testKey
 	}
@@ -62,11 +53,7 @@ func provider(t *testing.T, s *e2btest.Server, o Options) *Context {
 	return c
 }
 
-func ctxT(t *testing.T) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	t.Cleanup(cancel)
-	return ctx
-}
+var ctxT = remotetest.Ctx
 
 func TestReplica_Conformance(t *testing.T) {
 	conformance.Run(t, func(t *testing.T) conformance.Target {

@@ -20,6 +20,7 @@ import (
 	"github.com/zsandbox/zsandbox/contexts/e2b/internal/wire"
 	"github.com/zsandbox/zsandbox/contexts/internal/base"
 	"github.com/zsandbox/zsandbox/contexts/internal/procs"
+	"github.com/zsandbox/zsandbox/contexts/internal/remote"
 )
 
 // Handle is one sandbox.
@@ -277,15 +278,6 @@ func (h *Handle) AttachProcess(ctx context.Context, id string) (contexts.Process
 	return bp, nil
 }
 
-// killProcs kills the background processes this handle started.
-func (h *Handle) killProcs(ctx context.Context) {
-	for _, p := range h.Procs.All() {
-		if !p.Ended() {
-			p.Signal(ctx, syscall.SIGKILL)
-		}
-	}
-}
-
 // OpenTerminal is not wired to envd's PTY yet.
 func (h *Handle) OpenTerminal(context.Context, contexts.TerminalConfig) (contexts.Terminal, error) {
 	return nil, contexts.Errorf(contexts.ErrUnsupported, "e2b: terminals are not supported yet")
@@ -312,7 +304,7 @@ func (h *Handle) WriteFile(ctx context.Context, p string, data []byte, perm fs.F
 	if perm != 0 && perm.Perm() != 0o644 {
 		r, err := h.run(ctx, contexts.Cmd{Args: []string{"chmod", fmt.Sprintf("%o", perm.Perm()), "--", full}}, "")
 		if err == nil && r.ExitCode != 0 {
-			err = contexts.Errorf(contexts.ErrUnavailable, "e2b: chmod %q: %s", p, tail(r.Stderr))
+			err = contexts.Errorf(contexts.ErrUnavailable, "e2b: chmod %q: %s", p, remote.Tail(r.Stderr))
 		}
 		return err
 	}

@@ -13,15 +13,12 @@ import (
 
 	"github.com/zsandbox/zsandbox/contexts"
 	"github.com/zsandbox/zsandbox/contexts/e2b/e2btest"
+	"github.com/zsandbox/zsandbox/contexts/internal/remotetest"
 )
 
 func spawnT(t *testing.T, c *Context, cfg contexts.SpawnConfig) *Handle {
 	t.Helper()
-	h, err := c.Spawn(ctxT(t), cfg)
-	if err != nil {
-		t.Fatalf("Spawn: %v (hint: %s)", err, contexts.Hint(err))
-	}
-	return h.(*Handle)
+	return remotetest.Spawn(t, c, cfg).(*Handle)
 }
 
 func states(s *e2btest.Server) map[string]string {
@@ -32,14 +29,7 @@ func states(s *e2btest.Server) map[string]string {
 	return out
 }
 
-func execT(t *testing.T, h contexts.Handle, shell string) contexts.Result {
-	t.Helper()
-	r, err := h.Exec(ctxT(t), contexts.Cmd{Shell: shell})
-	if err != nil {
-		t.Fatalf("Exec(%q): %v", shell, err)
-	}
-	return r
-}
+var execT = remotetest.Exec
 
 // Pause keeps the sandbox and its files; --sandbox ID resumes it; an
 // attached sandbox is never killed or paused, unless OwnAttached.

@@ -6,10 +6,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"slices"
 	"strings"
 	"syscall"
@@ -20,6 +16,7 @@ import (
 
 	"github.com/zsandbox/zsandbox/contexts"
 	"github.com/zsandbox/zsandbox/contexts/e2b/e2btest"
+	"github.com/zsandbox/zsandbox/contexts/internal/remotetest"
 )
 
 // outcome is one scenario's result, as testdata/oracle/e2b.mjs prints it.
@@ -69,31 +66,18 @@ func expected() outcomes {
 	return o
 }
 
-// oracleDir holds the pinned SDK; CI runs npm ci there.
-const oracleDir = "../testdata/oracle"
+func needOracle(t *testing.T) { remotetest.NeedOracle(t, "e2b") }
 
-func needOracle(t *testing.T) {
-	t.Helper()
-	if _, err := os.Stat(filepath.Join(oracleDir, "node_modules", "e2b", "package.json")); err != nil {
-		if os.Getenv("ZSANDBOX_MUST_ORACLE") == "1" {
-			t.Fatalf("the pinned e2b SDK is not installed (%v) and ZSANDBOX_MUST_ORACLE=1", err)
-		}
-		t.Skipf("the pinned e2b SDK is not installed: cd contexts/testdata/oracle && npm ci (%s)", oracleDir)
-	}
-}
+const oracleDir = remotetest.OracleDir
 
 // sdk runs testdata/oracle/e2b.mjs with the official SDK against s.
 func sdk(t *testing.T, s *e2btest.Server) (outcomes, error) {
-	cmd := exec.CommandContext(ctxT(t), "node", "e2b.mjs")
-	cmd.Dir = oracleDir
-	cmd.Env = append(os.Environ(), "E2B_API_URL="+s.URL, "E2B_SANDBOX_URL="+s.URL, "E2B_API_KEY="+testKey)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	var o outcomes
-	if err := cmd.Run(); err != nil {
-		return o, fmt.Errorf("node e2b.mjs: %v\n%s", err, stderr.String())
+	out, err := remotetest.Node(t, "e2b.mjs", "E2B_API_URL="+s.URL, "E2B_SANDBOX_URL="+s.URL, "E2B_API_KEY="+testKey)
+	if err != nil {
+		return o, err
 	}
-	return o, json.Unmarshal(stdout.Bytes(), &o)
+	return o, json.Unmarshal(out, &o)
 }
 
 func result(r contexts.Result) outcome {
