@@ -87,6 +87,13 @@ type Handle interface {
 	Destroy(ctx context.Context) error
 }
 
+// Kept is a Handle whose Destroy can keep its remote sandbox for a later
+// run (e2b's and daytona's pause or leave): Kept returns the id to attach
+// to again, or "" when nothing was kept.
+type Kept interface {
+	Kept() string
+}
+
 // Cmd is one command: Args (run as is) or Shell (run by sh -c), not both.
 type Cmd struct {
 	Args    []string

@@ -76,14 +76,32 @@ func pathCandidates(path, home, cwd string) []protectable {
 	var out []protectable
 	for _, d := range filepath.SplitList(path) {
 		if !filepath.IsAbs(d) {
+			// "" and "." (or any relative entry) name the directory a
+			// later lookup starts in: the cwd, for the agent's next call.
+			out = append(out, selfNames(filepath.Join(cwd, d))...)
 			continue
 		}
 		d = filepath.Clean(d)
 		if cwd != home && Within(d, cwd) {
+			// A project's own bin directories stay writable
+			// (node_modules/.bin), but not under zsandbox's own names:
+			// a zsandbox planted there would run, unsandboxed, the
+			// next time the agent calls it by name.
+			out = append(out, selfNames(d)...)
 			continue
 		}
 		out = append(out, protectable{path: d, dir: true, source: SourcePathDir,
 			why: "a directory on your PATH: a program planted here runs instead of the real one"})
+	}
+	return out
+}
+
+// selfNames protects zsandbox's and zctx's names in a PATH directory.
+func selfNames(dir string) []protectable {
+	var out []protectable
+	for _, name := range []string{"zsandbox", "zctx"} {
+		out = append(out, protectable{path: filepath.Join(dir, name), source: SourcePathDir,
+			why: "zsandbox's own name in a directory on your PATH: a program planted here would run, unsandboxed, instead of zsandbox"})
 	}
 	return out
 }

@@ -62,6 +62,11 @@ echo "== contexts: vet, zctx, tests"
   must_docker=0
   [ "$(id -u)" -eq 0 ] && must_docker=1
   export GOWORK=off ZSANDBOX_MUST_DOCKER=$must_docker ZSANDBOX_BIN="$PWD/../bin/zsandbox"
+  # The official E2B and Daytona SDKs, pinned by package-lock.json, are the
+  # oracles the e2b and daytona replicas are checked against (issue 18);
+  # ZSANDBOX_MUST_ORACLE=1 makes a missing SDK a failure, not a skip.
+  (cd testdata/oracle && npm ci --no-audit --no-fund --ignore-scripts >/dev/null)
+  export ZSANDBOX_MUST_ORACLE=1
   go vet ./...
   CGO_ENABLED=0 GOOS=darwin GOARCH=arm64 go vet ./...
   CGO_ENABLED=0 go build -trimpath -o ../bin/zctx ./cmd/zctx

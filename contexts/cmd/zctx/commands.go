@@ -54,11 +54,27 @@ func cmdRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	if err != nil {
 		return 0, err
 	}
-	defer h.Destroy(context.WithoutCancel(ctx))
+	defer func() {
+		if err := destroy(context.WithoutCancel(ctx), h, stderr); err != nil {
+			fmt.Fprintf(stderr, "zctx: error: destroy: %v\n", err)
+		}
+	}()
 	if len(rest) == 0 {
 		return 0, usagef("run: no command (zctx run [flags] -- COMMAND)")
 	}
 	return execute(ctx, h, contexts.Cmd{Args: rest, Timeout: f.timeout}, stdin, stdout, stderr)
+}
+
+// destroy destroys h and says how to reach a remote sandbox it kept
+// (--sandbox-on-destroy pause or leave).
+func destroy(ctx context.Context, h contexts.Handle, stderr io.Writer) error {
+	if err := h.Destroy(ctx); err != nil {
+		return err
+	}
+	if k, ok := h.(contexts.Kept); ok && k.Kept() != "" {
+		fmt.Fprintf(stderr, "zctx: sandbox %s kept; pass --sandbox %s to the next run to reconnect\n", k.Kept(), k.Kept())
+	}
+	return nil
 }
 
 func cmdSpawn(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) (int, error) {
@@ -219,7 +235,7 @@ func cmdLs(ctx context.Context, args []string, _ io.Reader, stdout, _ io.Writer)
 	return 0, nil
 }
 
-func cmdDestroy(ctx context.Context, args []string, _ io.Reader, _, _ io.Writer) (int, error) {
+func cmdDestroy(ctx context.Context, args []string, _ io.Reader, _, stderr io.Writer) (int, error) {
 	if len(args) != 1 {
 		return 0, usagef("destroy: want HANDLE")
 	}
@@ -245,7 +261,7 @@ func cmdDestroy(ctx context.Context, args []string, _ io.Reader, _, _ io.Writer)
 	h, err := c.Attach(ctx, rec.State)
 	switch {
 	case err == nil:
-		if err := h.Destroy(ctx); err != nil {
+		if err := destroy(ctx, h, stderr); err != nil {
 			return 0, err
 		}
 	case !errors.Is(err, contexts.ErrNotFound):

@@ -15,7 +15,9 @@ import (
 
 	"github.com/zsandbox/zsandbox/contexts"
 	_ "github.com/zsandbox/zsandbox/contexts/apple"
+	_ "github.com/zsandbox/zsandbox/contexts/daytona"
 	_ "github.com/zsandbox/zsandbox/contexts/docker"
+	_ "github.com/zsandbox/zsandbox/contexts/e2b"
 	_ "github.com/zsandbox/zsandbox/contexts/local"
 	_ "github.com/zsandbox/zsandbox/contexts/process"
 )
@@ -27,10 +29,12 @@ const usage = `usage:
   zctx cp      SRC DST                       HANDLE:PATH on one side, a host path or - on the other
   zctx ls      [HANDLE [DIR]]                handles, or the files in DIR
   zctx destroy HANDLE
-spawn flags: --context process|docker|apple|local --cwd DIR --env KEY=VALUE --pass-env NAME
+spawn flags: --context process|docker|apple|local|e2b|daytona --cwd DIR --env KEY=VALUE --pass-env NAME
   --network allow|deny --writable PATH --hide PATH --isolation on|off --zsandbox PATH (process)
   --image IMG --mount HOST:CTR[:ro] --publish [IP:]HOSTPORT:PORT --user UID:GID --memory MIB --cpus N
-  --pids N --docker-host ADDR (docker, apple, local)`
+  --pids N --docker-host ADDR (docker, apple, local)
+  --pregame FILE --sandbox ID --sandbox-on-destroy kill|pause|leave (e2b, daytona;
+  keys from E2B_API_KEY, DAYTONA_API_KEY; on daytona kill deletes and pause stops)`
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)

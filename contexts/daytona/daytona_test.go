@@ -1,0 +1,63 @@
+//go:build linux
+
+package daytona
+
+import (
+	"testing"
+
+	"github.com/zsandbox/zsandbox/contexts/conformance"
+	"github.com/zsandbox/zsandbox/contexts/daytona/daytonatest"
+	"github.com/zsandbox/zsandbox/contexts/internal/dockertest"
+	"github.com/zsandbox/zsandbox/contexts/internal/remotetest"
+)
+
+var (
+	daemon *dockertest.Daemon
+	skip   string
+)
+
+func TestMain(m *testing.M) {
+	dockertest.Main(m, func(d *dockertest.Daemon, why string) { daemon, skip = d, why })
+}
+
+const testKey = "dtn_replica_secret_0123456789abcdef"
+
+func replica(t *testing.T, o daytonatest.Options) *daytonatest.Server {
+	t.Helper()
+	o.Runner = remotetest.Runner(t, daemon, skip)
+	if o.APIKey == "" {
+		o.APIKey = testKey
+	}
+	s := daytonatest.NewServer(o)
+	t.Cleanup(s.Close)
+	return s
+}
+
+func provider(t *testing.T, s *daytonatest.Server, o Options) *Context {
+	t.Helper()
+	o.APIURL = s.APIURL()
+	if o.APIKey == "" {
+		o.APIKey = testKey
+	}
+	c, err := New(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+var ctxT = remotetest.Ctx
+
+func TestReplica_Conformance(t *testing.T) {
+	conformance.Run(t, func(t *testing.T) conformance.Target {
+		s := replica(t, daytonatest.Options{})
+		return conformance.Target{Context: provider(t, s, Options{}),
+			Leftovers: func(*testing.T) []string {
+				var out []string
+				for _, sb := range s.Sandboxes() {
+					out = append(out, sb.ID+" "+sb.State)
+				}
+				return out
+			}}
+	})
+}

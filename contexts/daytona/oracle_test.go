@@ -1,0 +1,150 @@
+//go:build linux
+
+package daytona
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/zsandbox/zsandbox/contexts"
+	"github.com/zsandbox/zsandbox/contexts/daytona/daytonatest"
+	"github.com/zsandbox/zsandbox/contexts/internal/remotetest"
+)
+
+// outcome is one command's result as the SDK's executeCommand gives it:
+// the exit code and the output, stdout and stderr combined.
+type outcome struct {
+	ExitCode int    `json:"exitCode"`
+	Output   string `json:"output"`
+}
+
+type outcomes struct {
+	Exit, Env, Pwd, Cwd, Big outcome
+	Read                     string   `json:"read"`
+	List                     []string `json:"list"`
+	Missing                  string   `json:"missing"`
+	Listed                   []string `json:"listed"`
+	Stopped                  string   `json:"stopped"`
+}
+
+func expected() outcomes {
+	return outcomes{
+		Exit: outcome{3, "out\nerr\n"}, Env: outcome{0, "c1-p1"}, Pwd: outcome{0, daytonatest.Home + "\n"},
+		Cwd: outcome{0, daytonatest.Home + "/sub\n"}, Big: outcome{0, "300000\n"}, Read: "hello\n",
+		List: []string{"a b.txt:file:6", "second:file:3"}, Missing: "404", Listed: []string{"self"}, Stopped: "stopped",
+	}
+}
+
+func needOracle(t *testing.T) { remotetest.NeedOracle(t, "@daytonaio/sdk") }
+
+func sdk(t *testing.T, s *daytonatest.Server) (outcomes, error) {
+	var o outcomes
+	out, err := remotetest.Node(t, "daytona.mjs", "DAYTONA_API_URL="+s.APIURL(), "DAYTONA_API_KEY="+testKey)
+	if err != nil {
+		return o, err
+	}
+	return o, json.Unmarshal(out, &o)
+}
+
+// goSide runs the same scenarios with the provider (stdout then stderr
+// stand for the SDK's combined output).
+func goSide(t *testing.T, s *daytonatest.Server) outcomes {
+	c := provider(t, s, Options{OnDestroy: "stop"})
+	labels := map[string]any{"labels": map[string]string{"suite": "oracle"}}
+	hh, err := c.SpawnWith(ctxT(t), contexts.SpawnConfig{Env: []string{"FROM_CREATE=c1"}}, labels)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := hh.(*Handle)
+	run := func(cmd contexts.Cmd) outcome {
+		r, err := h.Exec(ctxT(t), cmd)
+		if err != nil {
+			t.Fatalf("Exec: %v", err)
+		}
+		return outcome{r.ExitCode, string(r.Stdout) + string(r.Stderr)}
+	}
+	var o outcomes
+	o.Exit = run(contexts.Cmd{Shell: "echo out; echo err >&2; exit 3"})
+	o.Env = run(contexts.Cmd{Shell: `printf %s "$FROM_CREATE"; printf %s "$PER_CMD"`, Env: []string{"PER_CMD=-p1"}})
+	o.Pwd = run(contexts.Cmd{Args: []string{"pwd"}})
+	run(contexts.Cmd{Args: []string{"mkdir", "-p", daytonatest.Home + "/sub"}})
+	o.Cwd = run(contexts.Cmd{Args: []string{"pwd"}, Cwd: daytonatest.Home + "/sub"})
+	o.Big = run(contexts.Cmd{Shell: `head -c 300000 /dev/zero | tr "\0" x | wc -c`})
+	h.WriteFile(ctxT(t), daytonatest.Home+"/dir/a b.txt", []byte("hello\n"), 0o644)
+	h.WriteFile(ctxT(t), daytonatest.Home+"/dir/second", []byte("two"), 0o644)
+	b, _ := h.ReadFile(ctxT(t), daytonatest.Home+"/dir/a b.txt")
+	o.Read = string(b)
+	list, _ := h.ListFiles(ctxT(t), daytonatest.Home+"/dir")
+	for _, f := range list {
+		kind := "file"
+		if f.IsDir {
+			kind = "dir"
+		}
+		o.List = append(o.List, fmt.Sprintf("%s:%s:%d", f.Name, kind, f.Size))
+	}
+	slices.Sort(o.List)
+	if _, err := h.ReadFile(ctxT(t), daytonatest.Home+"/nope"); errors.Is(err, contexts.ErrNotFound) && strings.Contains(err.Error(), "404") {
+		o.Missing = "404"
+	}
+	listed, err := h.c.List(ctxT(t), map[string]string{"suite": "oracle"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, sb := range listed {
+		who := "other"
+		if sb.ID == h.sandbox {
+			who = "self"
+		}
+		o.Listed = append(o.Listed, who)
+	}
+	h.Destroy(ctxT(t))
+	o.Stopped = states(s)[h.sandbox]
+	return o
+}
+
+func TestOracle_SDKAgrees(t *testing.T) {
+	needOracle(t)
+	s := replica(t, daytonatest.Options{ToolboxNotReady: 2})
+	got, err := sdk(t, s)
+	if err != nil {
+		calls := s.Calls()
+		t.Fatalf("%v\nlast calls: %q", err, calls[max(0, len(calls)-8):])
+	}
+	if d := cmp.Diff(expected(), got); d != "" {
+		t.Errorf("the SDK's outcomes differ from the expected (-want +sdk):\n%s", d)
+	}
+	if left := s.Sandboxes(); len(left) != 0 {
+		t.Errorf("the SDK left sandboxes: %+v", left)
+	}
+	if d := cmp.Diff(got, goSide(t, s)); d != "" {
+		t.Errorf("the Go provider differs from the SDK (-sdk +go):\n%s", d)
+	}
+	calls := strings.Join(s.Calls(), "\n")
+	for _, want := range []string{"POST /api/sandbox", "/process/execute", "/files/bulk-upload", "/files/bulk-download", "GET /toolbox/"} {
+		if !strings.Contains(calls, want) {
+			t.Errorf("no %q among the calls: the SDK scenarios did not cover it", want)
+		}
+	}
+}
+
+// TestOracle_NegativeControl: one renamed field and the oracle fails.
+func TestOracle_NegativeControl(t *testing.T) {
+	needOracle(t)
+	s := replica(t, daytonatest.Options{Mutate: func(b []byte) []byte {
+		return bytes.ReplaceAll(b, []byte(`"exitCode":`), []byte(`"exit_code_renamed":`))
+	}})
+	got, err := sdk(t, s)
+	if err != nil && strings.Contains(err.Error(), "MODULE_NOT_FOUND") {
+		t.Fatalf("the SDK did not run: %v", err)
+	}
+	if err == nil && cmp.Diff(expected(), got) == "" {
+		t.Fatal("the oracle did not notice a renamed exitCode field")
+	}
+}

@@ -1,0 +1,70 @@
+//go:build linux
+
+package e2b
+
+import (
+	"testing"
+	"time"
+
+	"github.com/zsandbox/zsandbox/contexts/conformance"
+	"github.com/zsandbox/zsandbox/contexts/e2b/e2btest"
+	"github.com/zsandbox/zsandbox/contexts/internal/dockertest"
+	"github.com/zsandbox/zsandbox/contexts/internal/remotetest"
+)
+
+var (
+	daemon *dockertest.Daemon
+	skip   string
+)
+
+func TestMain(m *testing.M) {
+	dockertest.Main(m, func(d *dockertest.Daemon, why string) { daemon, skip = d, why })
+}
+
+// testKey looks like a real key, so a leak of it is easy to find.
+const testKey = "e2b_replica_secret_0123456789abcdef"
+
+// replica starts an e2b replica whose sandboxes are containers of the
+// private dockerd.
+func replica(t *testing.T, o e2btest.Options) *e2btest.Server {
+	t.Helper()
+	o.Runner = remotetest.Runner(t, daemon, skip)
+	if o.APIKey == "" {
+		o.APIKey = testKey
+	}
+	s := e2btest.NewServer(o)
+	t.Cleanup(s.Close)
+	return s
+}
+
+func provider(t *testing.T, s *e2btest.Server, o Options) *Context {
+	t.Helper()
+	o.APIURL, o.SandboxURL = s.URL, s.URL
+	if o.APIKey == "" {
+		o.APIKey = testKey
+	}
+	if o.ReadinessTimeout == 0 {
+		o.ReadinessTimeout = 20 * time.Second
+	}
+	c, err := New(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+var ctxT = remotetest.Ctx
+
+func TestReplica_Conformance(t *testing.T) {
+	conformance.Run(t, func(t *testing.T) conformance.Target {
+		s := replica(t, e2btest.Options{})
+		return conformance.Target{Context: provider(t, s, Options{}),
+			Leftovers: func(*testing.T) []string {
+				var out []string
+				for _, sb := range s.Sandboxes() {
+					out = append(out, sb.ID+" "+sb.State)
+				}
+				return out
+			}}
+	})
+}

@@ -1,0 +1,86 @@
+// Package remote is what the remote-sandbox contexts (e2b, daytona) share:
+// the pregame script's rules (a plain name under /tmp, its shebang or sh,
+// a non-zero exit aborts the spawn), the short tail of an output an error
+// quotes, and killing a handle's background processes.
+package remote
+
+import (
+	"context"
+	"os"
+	"path"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/zsandbox/zsandbox/contexts"
+	"github.com/zsandbox/zsandbox/contexts/internal/procs"
+)
+
+// PregameTimeout bounds the setup script, as the seeds say.
+const PregameTimeout = 30 * time.Minute
+
+// Pregame is a setup script, uploaded to /tmp/<Name>.
+type Pregame struct {
+	Name    string
+	Content []byte
+}
+
+// Path is where the script is uploaded.
+func (p *Pregame) Path() string { return "/tmp/" + p.Name }
+
+// Argv runs the uploaded script: by its own shebang when it has one,
+// else by sh.
+func (p *Pregame) Argv() []string {
+	return []string{"/bin/sh", "-c", `if head -c2 "$1" | grep -q '^#!'; then chmod +x "$1" && exec "$1"; fi; exec /bin/sh "$1"`, "sh", p.Path()}
+}
+
+// LoadPregame returns given, or the script read from file (zctx's
+// --pregame), with its name checked; nil when neither is set.
+func LoadPregame(kind string, given *Pregame, file string) (*Pregame, error) {
+	pre := given
+	if pre == nil && file != "" {
+		b, err := os.ReadFile(file)
+		if err != nil {
+			return nil, contexts.Errorf(contexts.ErrUsage, "%s: --pregame: %v", kind, err)
+		}
+		pre = &Pregame{Name: path.Base(file), Content: b}
+	}
+	if pre != nil && (pre.Name == "" || pre.Name == "." || pre.Name == ".." || strings.ContainsAny(pre.Name, "/\x00")) {
+		return nil, contexts.Errorf(contexts.ErrUsage, "%s: pregame name %q: want a plain file name", kind, pre.Name)
+	}
+	return pre, nil
+}
+
+// PregameFailed is the error of a script that exited non-zero.
+func PregameFailed(kind string, pre *Pregame, code int, output []byte) error {
+	return contexts.Errorf(contexts.ErrUnavailable, "%s: pregame %s exited %d: %s", kind, pre.Name, code, Tail(output)).
+		WithHint("the run was aborted; fix the script (it ran as " + pre.Path() + ")")
+}
+
+// Tail is the end of an output, short enough for an error line.
+func Tail(b []byte) string {
+	s := strings.TrimSpace(string(b))
+	if len(s) > 500 {
+		s = "…" + s[len(s)-500:]
+	}
+	return s
+}
+
+// FirstOf returns the first value that is set.
+func FirstOf(vals ...string) string {
+	for _, v := range vals {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+// KillAll kills every background process of t that still runs.
+func KillAll(ctx context.Context, t *procs.Table) {
+	for _, p := range t.All() {
+		if !p.Ended() {
+			p.Signal(ctx, syscall.SIGKILL)
+		}
+	}
+}
