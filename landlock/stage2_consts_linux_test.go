@@ -9,7 +9,8 @@ import (
 	"testing"
 )
 
-//go:generate go test -run ^TestStage2Consts$ . -args -update-consts
+// Without cgo: the C that includes the header need not compile to rewrite it.
+//go:generate env CGO_ENABLED=0 go test -run ^TestStage2Consts$ . -args -update-consts
 
 var updateConsts = flag.Bool("update-consts", false, "rewrite stage2_consts_linux.h from the Go tables")
 
