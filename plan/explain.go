@@ -89,7 +89,7 @@ func (pl Plan) Text(w io.Writer) {
 	for _, pr := range p.Protected {
 		state := ""
 		if !pr.Exists {
-			state = "; does not exist, cannot be created"
+			state = "; does not exist; a placeholder keeps it from being created"
 		}
 		fmt.Fprintf(w, "  %s  (%s, in %s%s)\n", pr.Path, pr.Source, pr.Root, state)
 	}
