@@ -10,6 +10,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/zsandbox/zsandbox/alone"
 	"github.com/zsandbox/zsandbox/bwrap"
 	"github.com/zsandbox/zsandbox/exit"
 	"github.com/zsandbox/zsandbox/landlock"
@@ -21,9 +22,9 @@ func main() {
 		// Internal roles of the same binary, before any CLI parsing.
 		switch os.Args[1] {
 		case landlock.Stage2Arg:
-			landlock.Stage2(os.Args[2:])
-		case landlock.AloneArg:
-			landlock.Alone(os.Args[2:])
+			exit.Exit(landlock.Stage2(os.Args[2:]))
+		case alone.Arg:
+			exit.Exit(alone.Child(os.Args[2:]))
 		case bwrap.GuardArg:
 			bwrap.Guard(os.Args[2:])
 		case seatbelt.WatchdogArg:

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 
 	"github.com/zsandbox/zsandbox/policy"
 )
@@ -56,13 +57,26 @@ func NotRun(msg string, hints ...string) error {
 	return Sandbox(msg+notRun, hints...)
 }
 
-// NotRunErr is NotRun for err, with its hint when it has one.
+// NotRunErr is NotRun for err, with its hint when it has one. An *Error
+// already says what happened (a command not found after the sandbox was
+// built) and is returned as it is.
 func NotRunErr(err error) error {
+	var e *Error
+	if errors.As(err, &e) {
+		return err
+	}
 	var h Hinter
 	if errors.As(err, &h) {
 		return NotRun(err.Error(), h.Hint())
 	}
 	return NotRun(err.Error())
+}
+
+// Command is a command that could not be executed once the sandbox was
+// built: code 127 when it was not found, 126 when it was found but could
+// not be executed; msg as a shell says it ("NAME: command not found").
+func Command(code int, msg string) error {
+	return &Error{Code: code, Msg: msg}
 }
 
 // Status is how the command ended: nil for 0.
@@ -111,4 +125,12 @@ func Print(w io.Writer, err error) {
 	for _, h := range e.Hints {
 		fmt.Fprintf(w, "zsandbox: hint: %s\n", h)
 	}
+}
+
+// Exit prints err (Print) and exits with its status (Code). The roles of
+// the binary that run before the CLI (the stage 2, the Landlock-only
+// child) end here, so that they print what the CLI would.
+func Exit(err error) {
+	Print(os.Stderr, err)
+	os.Exit(Code(err))
 }

@@ -59,3 +59,6 @@ func KernelFor(abi int) string {
 	}
 	return "a release with Landlock ABI " + strconv.Itoa(abi)
 }
+
+// HandledFS is every file-system right a kernel of ABI abi handles.
+func HandledFS(abi int) AccessFS { return fsAt(abi) }

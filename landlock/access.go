@@ -41,6 +41,12 @@ const (
 	fsResolveUnix // ABI 9
 )
 
+// AccessResolveUnix is the right to connect to a pathname unix socket
+// (ABI 9).
+const (
+	AccessResolveUnix = fsResolveUnix
+)
+
 const (
 	netBindTCP        AccessNet = 1 << iota // ABI 4
 	netConnectTCP                           // ABI 4
@@ -53,9 +59,9 @@ const (
 	scopeSignal                               // ABI 6
 )
 
-// fileAccess are the rights that apply to a file itself; the kernel refuses
+// FileAccess are the rights that apply to a file itself; the kernel refuses
 // a rule on a file with any other.
-const fileAccess = fsExecute | fsWriteFile | fsReadFile | fsTruncate | fsIoctlDev
+const FileAccess = fsExecute | fsWriteFile | fsReadFile | fsTruncate | fsIoctlDev
 
 var (
 	fsNames = []string{

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/zsandbox/zsandbox/internal/harness"
 )
 
 func BenchmarkRules(b *testing.B) {
@@ -21,7 +23,7 @@ func BenchmarkRules(b *testing.B) {
 // A thread can stack only 16 domains, so every op runs on a fresh thread
 // that exits with its domain; "thread" is that overhead alone.
 func BenchmarkEnforce(b *testing.B) {
-	requireLandlock(b, 1)
+	harness.RequireABI(b, hostABI, 1)
 	c := Config{ABI: hostABI, Mode: ModeRequire, Writable: []string{b.TempDir(), os.TempDir(), "/var/tmp"}, NetworkDeny: true}
 	onFreshThread := func(f func() error) {
 		done := make(chan error)

@@ -68,12 +68,12 @@ func apply(rs Ruleset, allThreads bool) error {
 	if abi := ABI(); abi < rs.ABI {
 		return &PlannedError{Planned: rs.ABI, ABI: abi}
 	}
-	fd, err := rulesetFD(rs)
+	fd, err := RulesetFD(rs)
 	if err != nil {
 		return err
 	}
 	defer unix.Close(fd)
-	return restrictSelf(fd, allThreads)
+	return RestrictSelf(fd, allThreads)
 }
 
 // rulesetAttr is struct landlock_ruleset_attr up to the scoped field; the
@@ -85,10 +85,10 @@ type rulesetAttr struct {
 	scoped     uint64
 }
 
-// rulesetFD creates the ruleset and adds the path rules. Network rights are
+// RulesetFD creates the ruleset and adds the path rules. Network rights are
 // handled with no port rule: every TCP (and, from ABI 10, UDP) connect and
 // bind is denied.
-func rulesetFD(rs Ruleset) (int, error) {
+func RulesetFD(rs Ruleset) (int, error) {
 	attr := rulesetAttr{uint64(rs.HandledFS), uint64(rs.HandledNet), uint64(rs.Scoped)}
 	r, _, errno := unix.Syscall(unix.SYS_LANDLOCK_CREATE_RULESET,
 		uintptr(unsafe.Pointer(&attr)), unsafe.Sizeof(attr), 0)
@@ -116,7 +116,7 @@ func addPathRule(rulesetFD int, p PathRule) error {
 	defer unix.Close(fd)
 	access := p.Access
 	if mode != unix.S_IFDIR {
-		access &= fileAccess // the kernel refuses directory rights on a file
+		access &= FileAccess // the kernel refuses directory rights on a file
 	}
 	if access == 0 || (p.NoFollow && mode == unix.S_IFLNK) {
 		return nil // nothing to allow (the kernel refuses an empty rule)
@@ -161,10 +161,10 @@ func openRulePath(p PathRule) (fd int, mode uint32, err error) {
 	return fd, st.Mode & unix.S_IFMT, nil
 }
 
-// restrictSelf sets no_new_privs (landlock_restrict_self requires it of an
+// RestrictSelf sets no_new_privs (landlock_restrict_self requires it of an
 // unprivileged thread; it also keeps setuid programs from escaping) and
 // enters the domain: on every thread when Go allows it, else on this one.
-func restrictSelf(fd int, allThreads bool) error {
+func RestrictSelf(fd int, allThreads bool) error {
 	runtime.LockOSThread() // never unlocked: this thread carries the domain
 	if allThreads {
 		_, _, errno := syscall.AllThreadsSyscall(unix.SYS_PRCTL, unix.PR_SET_NO_NEW_PRIVS, 1, 0)

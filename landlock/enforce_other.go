@@ -4,7 +4,8 @@ package landlock
 
 import (
 	"errors"
-	"os"
+
+	"github.com/zsandbox/zsandbox/exit"
 )
 
 // errNotLinux is returned by Enforce on every OS but Linux.
@@ -25,8 +26,7 @@ func Enforce(c Config) (abi int, err error) {
 	return 0, errNotLinux
 }
 
-// Stage2 exits 127: stage 2 only exists on Linux.
-func Stage2(args []string) {
-	os.Stderr.WriteString("zsandbox: error: stage 2 runs only on Linux; the command did not run\n")
-	os.Exit(127)
+// Stage2 fails (127): stage 2 only exists on Linux.
+func Stage2(args []string) error {
+	return exit.NotRun("stage 2 runs only on Linux")
 }

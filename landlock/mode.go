@@ -20,7 +20,7 @@
 // runtime starts, which saves most of stage 2's cost.
 //
 // On hosts where bubblewrap cannot create namespaces, the Landlock-only
-// backend (--backend landlock, see ExecAlone) makes Landlock and the
+// backend (--backend landlock, see alone.Exec) makes Landlock and the
 // seccomp filter the whole sandbox: AloneRules plans it, AloneGaps says
 // what it cannot do.
 //

@@ -8,28 +8,28 @@ import (
 // The rights the rules grant, before they are cut down to what a given ABI
 // handles.
 const (
-	// readAccess is granted everywhere: the sandbox may read the machine
+	// ReadAccess is granted everywhere: the sandbox may read the machine
 	// (bubblewrap hides the credentials).
-	readAccess = fsExecute | fsReadFile | fsReadDir
-	// writeAccess is every right that changes the file system, including
+	ReadAccess = fsExecute | fsReadFile | fsReadDir
+	// WriteAccess is every right that changes the file system, including
 	// refer (so mv between directories inside the roots works), truncate and
 	// ioctl on devices (terminals). resolve_unix is left out: it is a route
 	// out, not a write.
-	writeAccess = fsWriteFile | fsRemoveDir | fsRemoveFile | fsMakeChar | fsMakeDir |
+	WriteAccess = fsWriteFile | fsRemoveDir | fsRemoveFile | fsMakeChar | fsMakeDir |
 		fsMakeReg | fsMakeSock | fsMakeFifo | fsMakeBlock | fsMakeSym | fsRefer |
 		fsTruncate | fsIoctlDev
-	// deviceAccess lets tools open the shared device files for writing
+	// DeviceAccess lets tools open the shared device files for writing
 	// (">/dev/null" truncates) and use terminal ioctls on a tty opened later.
-	deviceAccess = fsWriteFile | fsTruncate | fsIoctlDev
+	DeviceAccess = fsWriteFile | fsTruncate | fsIoctlDev
 )
 
-// devices are the device files tools write to, and /dev/pts, where pty
-// slaves are opened (never created). deviceDirs are where tools create
+// Devices are the device files tools write to, and /dev/pts, where pty
+// slaves are opened (never created). DeviceDirs are where tools create
 // files under /dev: POSIX shared memory. Only the paths that exist get a
 // rule.
 var (
-	devices    = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/tty", "/dev/ptmx", "/dev/pts"}
-	deviceDirs = []string{"/dev/shm"}
+	Devices    = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/tty", "/dev/ptmx", "/dev/pts"}
+	DeviceDirs = []string{"/dev/shm"}
 )
 
 // Status says what happens to the fence when the command runs.
@@ -198,15 +198,15 @@ func allowRules(writable []string, handled AccessFS) []PathRule {
 		}
 		out = append(out, PathRule{Path: p, Access: a & handled, IfExists: ifExists, Exact: exact})
 	}
-	add("/", readAccess, false, false)
+	add("/", ReadAccess, false, false)
 	for _, w := range writable {
-		add(w, readAccess|writeAccess, false, true)
+		add(w, ReadAccess|WriteAccess, false, true)
 	}
-	for _, d := range devices {
-		add(d, deviceAccess, true, false)
+	for _, d := range Devices {
+		add(d, DeviceAccess, true, false)
 	}
-	for _, d := range deviceDirs {
-		add(d, readAccess|writeAccess, true, false)
+	for _, d := range DeviceDirs {
+		add(d, ReadAccess|WriteAccess, true, false)
 	}
 	return out
 }
@@ -342,9 +342,9 @@ func (rs Ruleset) String() string { return strings.Join(rs.Lines(), "\n") }
 // describe names the two common grants in words and any other by its rights.
 func describe(a, handled AccessFS) string {
 	switch a {
-	case readAccess & handled:
+	case ReadAccess & handled:
 		return "read, execute"
-	case (readAccess | writeAccess) & handled:
+	case (ReadAccess | WriteAccess) & handled:
 		return "read, execute, every write right"
 	}
 	return a.String()

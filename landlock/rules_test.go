@@ -3,12 +3,11 @@ package landlock
 import (
 	"encoding/json"
 	"flag"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/zsandbox/zsandbox/internal/harness"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
@@ -220,24 +219,7 @@ func TestRulesGolden(t *testing.T) {
 	}
 	b.Write(js)
 	b.WriteString("\n")
-	golden(t, "rules.golden", b.String())
-}
-
-func golden(t *testing.T, name, got string) {
-	t.Helper()
-	file := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(file, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatalf("%v (run go test -update)", err)
-	}
-	if diff := cmp.Diff(got, string(want)); diff != "" {
-		t.Errorf("%s mismatch (-got +want):\n%s", name, diff)
-	}
+	harness.Golden(t, "rules.golden", b.String(), *update)
 }
 
 func TestSetNames(t *testing.T) {

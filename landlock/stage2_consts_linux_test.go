@@ -39,7 +39,7 @@ func stage2Consts() string {
 	def("ZS_FLAG_NO_FOLLOW", byte(flagNoFollow))
 	def("ZS_MAX_ABI_DIGITS", maxABIDigits)
 	def("ZS_MAX_HEX_DIGITS", maxHexDigits)
-	fmt.Fprintf(&b, "#define ZS_FILE_ACCESS 0x%xULL\n", uint64(fileAccess))
+	fmt.Fprintf(&b, "#define ZS_FILE_ACCESS 0x%xULL\n", uint64(FileAccess))
 	// PlannedError's text around its two numbers.
 	planned := (&PlannedError{Planned: 1111, ABI: 2222}).Error()
 	a, rest, _ := strings.Cut(planned, "2222")

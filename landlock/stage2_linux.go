@@ -11,6 +11,8 @@ import (
 	"syscall"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/zsandbox/zsandbox/exit"
 )
 
 // Stage2 is zsandbox's second stage: args are the arguments after
@@ -19,9 +21,10 @@ import (
 // sees cannot enforce it), marks every descriptor above stderr
 // close-on-exec (the one the binary was executed from included) and
 // execve's the command, looked up on the process's PATH like execvp does.
-// It never returns: when the command cannot run it prints a
-// "zsandbox: error:" line and exits 127 (sandbox not built, command not
-// found) or 126 (found but not executable). On success it prints nothing.
+// It returns only when the command cannot run: an *exit.Error, 127
+// (sandbox not built, command not found) or 126 (found but not
+// executable), which main prints with exit.Exit. On success it prints
+// nothing.
 //
 // It runs before zsandbox parses its command line and does the least it
 // can: no flag parsing, no JSON, a few small allocations.
@@ -34,10 +37,10 @@ import (
 // needs no Unicode or errno tables. What the command inherits differs only
 // in what the Go runtime changed before Stage2 runs (see stage2_linux.c's
 // stage2); none of it bears on the sandbox.
-func Stage2(args []string) {
+func Stage2(args []string) error {
 	rs, argv, err := ParseArgs(args)
 	if err != nil {
-		die(127, err.Error()+"; the command did not run", "")
+		return exit.NotRunErr(err)
 	}
 	// Only this thread needs the domain: everything from here to execve runs
 	// on it (apply locks it), and execve keeps only this thread. Skipping
@@ -45,15 +48,14 @@ func Stage2(args []string) {
 	if err := apply(rs, false); err != nil {
 		var pe *PlannedError
 		if errors.As(err, &pe) {
-			die(127, pe.Error()+"; the command did not run", pe.Hint())
+			return exit.NotRunErr(pe)
 		}
-		die(127, "landlock: "+errMessage(err)+"; the command did not run", "")
+		return exit.NotRun("landlock: " + errMessage(err))
 	}
-	if err := closeInherited(); err != nil {
-		die(127, "closing inherited descriptors: "+errMessage(err)+"; the command did not run", "")
+	if err := CloseInherited(); err != nil {
+		return exit.NotRun("closing inherited descriptors: " + errMessage(err))
 	}
-	code, msg := execvp(argv, os.Environ())
-	die(code, msg, "")
+	return Execvp(argv, os.Environ())
 }
 
 // stage2Errnos are the errnos stage 2 spells by Go's text; any other is
@@ -82,21 +84,11 @@ func errMessage(err error) string {
 	return err.Error()
 }
 
-// die prints zsandbox's error (and hint) lines and exits.
-func die(code int, msg, hint string) {
-	s := "zsandbox: error: " + msg + "\n"
-	if hint != "" {
-		s += "zsandbox: hint: " + hint + "\n"
-	}
-	os.Stderr.WriteString(s)
-	os.Exit(code)
-}
-
-// closeInherited marks every descriptor above stderr close-on-exec, so that
+// CloseInherited marks every descriptor above stderr close-on-exec, so that
 // neither the descriptor bwrap executed zsandbox from nor anything else the
 // runner held reaches the command. (Closing them now could pull a
 // descriptor from under the Go runtime.)
-func closeInherited() error {
+func CloseInherited() error {
 	err := unix.CloseRange(3, ^uint(0), unix.CLOSE_RANGE_CLOEXEC)
 	if err == nil {
 		return nil
@@ -117,12 +109,15 @@ func closeInherited() error {
 // defaultPath is execvp's search path when PATH is unset (glibc).
 const defaultPath = "/bin:/usr/bin"
 
-// execvp runs argv[0] the way execvp(3) finds it: a name with a slash as
+// Execvp runs argv[0] the way execvp(3) finds it: a name with a slash as
 // is, any other on each entry of env's PATH in turn, and a file the kernel
 // cannot execute (ENOEXEC, a script without #!) through /bin/sh. It
-// returns only on failure, with the exit status and message: 127 when
-// nothing was found, 126 when something was found but could not be
-// executed.
+// returns only on failure, an exit.Command error: 127 when nothing was
+// found, 126 when something was found but could not be executed.
+func Execvp(argv, env []string) error {
+	return exit.Command(execvp(argv, env))
+}
+
 func execvp(argv, env []string) (int, string) {
 	name := argv[0]
 	switch {

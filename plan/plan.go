@@ -11,6 +11,7 @@ package plan
 import (
 	specs "github.com/opencontainers/runtime-spec/specs-go"
 
+	"github.com/zsandbox/zsandbox/alone"
 	"github.com/zsandbox/zsandbox/bwrap"
 	"github.com/zsandbox/zsandbox/denymsg"
 	"github.com/zsandbox/zsandbox/landlock"
@@ -69,7 +70,7 @@ type Plan struct {
 	// landlock (planned with Alone).
 	Landlock landlock.Ruleset
 	Stage2   landlock.Config
-	Alone    landlock.AloneConfig
+	Alone    alone.Config
 	Seccomp  Seccomp
 	Unix     Unix
 	// Bwrap is bubblewrap's argv: the options, and the command (the stage

@@ -3,6 +3,7 @@ package plan
 import (
 	"fmt"
 
+	"github.com/zsandbox/zsandbox/alone"
 	"github.com/zsandbox/zsandbox/bwrap"
 	"github.com/zsandbox/zsandbox/denymsg"
 	"github.com/zsandbox/zsandbox/exit"
@@ -42,14 +43,14 @@ func Render(p *policy.Policy, argv []string, o Options) Plan {
 		pl.Warnings = append(pl.Warnings, UnixSocketsWarning+" (--no-warning silences this)")
 	}
 	if o.Backend == Landlock && o.Warn {
-		pl.AloneWarning = landlock.AloneWarning() + " (--no-warning silences this)"
+		pl.AloneWarning = alone.Warning() + " (--no-warning silences this)"
 	}
 	return pl
 }
 
 // aloneConfig is what the Landlock-only backend enforces for p.
-func aloneConfig(p *policy.Policy, writable []string, networkDeny bool) landlock.AloneConfig {
-	c := landlock.AloneConfig{Writable: writable, NetworkDeny: networkDeny, UnixSockets: p.UnixSockets}
+func aloneConfig(p *policy.Policy, writable []string, networkDeny bool) alone.Config {
+	c := alone.Config{Writable: writable, NetworkDeny: networkDeny, UnixSockets: p.UnixSockets}
 	for _, h := range p.Hidden {
 		if h.Exists {
 			c.Hidden = append(c.Hidden, h.Path)
@@ -64,7 +65,7 @@ func aloneConfig(p *policy.Policy, writable []string, networkDeny bool) landlock
 // cannot enforce shows in the ruleset as refused (for explain) and is the
 // plan's refusal (for exec).
 func aloneRules(pl Plan, o Options) (landlock.Ruleset, error) {
-	rs, err := landlock.AloneRules(pl.Alone, o.LandlockABI, o.FS.Kind, o.FS.List)
+	rs, err := alone.Rules(pl.Alone, o.LandlockABI, o.FS.Kind, o.FS.List)
 	if err == nil {
 		err = aloneSelf(pl.Policy, o.Exe)
 	}
@@ -174,7 +175,7 @@ const fifoGap = "writes into FIFOs (named pipes) outside the writable roots: a r
 func gaps(pl Plan) []string {
 	switch st := pl.Landlock.Status; {
 	case pl.Backend == Landlock:
-		return landlock.AloneGaps()
+		return alone.Gaps()
 	case pl.Backend == Bwrap && st != landlock.StatusEnforced && st != landlock.StatusRefused:
 		return []string{fifoGap}
 	}

@@ -224,10 +224,8 @@ func gitmodulesRepos(workTree, home string) ([]gitDir, []protectable) {
 func listCandidates(d gitDir, worktreeConfig bool) []protectable {
 	var out []protectable
 	for _, e := range profiles.ProtectedInGitDir() {
-		c := protectable{path: filepath.Join(d.dir, e.Path), dir: e.Dir, source: d.source, why: e.Why}
+		c := protectable{path: filepath.Join(d.dir, e.Path), dir: e.Dir, source: d.source, why: e.Why, content: PlaceholderContent(e.Path)}
 		switch e.Path {
-		case "commondir":
-			c.content = ".\n"
 		case "config.worktree":
 			c.existing = !worktreeConfig
 		}

@@ -21,7 +21,7 @@ func homeCandidates(home string, host Host) []protectable {
 	for _, e := range profiles.ProtectedInHome() {
 		if name, ok := strings.CutPrefix(e.Path, "$"); ok && !strings.Contains(name, "/") {
 			if v := host.Getenv(name); filepath.IsAbs(v) {
-				out = append(out, protectable{path: filepath.Clean(v), dir: e.Dir, source: SourceHomeStartup, why: e.Why, content: placeholderContent(v)})
+				out = append(out, protectable{path: filepath.Clean(v), dir: e.Dir, source: SourceHomeStartup, why: e.Why, content: PlaceholderContent(v)})
 			}
 			continue
 		}
@@ -31,19 +31,24 @@ func homeCandidates(home string, host Host) []protectable {
 				continue
 			}
 			for _, d := range dirs {
-				out = append(out, protectable{path: filepath.Join(d, rel), dir: e.Dir, source: SourceHomeStartup, why: e.Why, content: placeholderContent(rel)})
+				out = append(out, protectable{path: filepath.Join(d, rel), dir: e.Dir, source: SourceHomeStartup, why: e.Why, content: PlaceholderContent(rel)})
 			}
 		}
 	}
 	return out
 }
 
-// placeholderContent is what the placeholder of a missing config file
+// PlaceholderContent is what the placeholder of a missing protected file
 // holds: "{}" for JSON (.mcp.json, opencode.json), which a tool inside the
-// sandbox reads as no settings where an empty file is a parse error.
-func placeholderContent(name string) string {
-	if strings.HasSuffix(name, ".json") || strings.HasSuffix(name, ".jsonc") {
+// sandbox reads as no settings where an empty file is a parse error; "."
+// for a git dir's commondir, since git dies on an empty one and "." points
+// it at its own git directory, which is what no commondir means.
+func PlaceholderContent(name string) string {
+	switch {
+	case strings.HasSuffix(name, ".json") || strings.HasSuffix(name, ".jsonc"):
 		return "{}"
+	case filepath.Base(name) == "commondir":
+		return ".\n"
 	}
 	return ""
 }
@@ -62,7 +67,7 @@ func projectCandidates(tops []string) []protectable {
 	var out []protectable
 	for _, top := range tops {
 		for _, e := range profiles.ProtectedInProject() {
-			out = append(out, protectable{path: filepath.Join(top, e.Path), dir: e.Dir, source: SourceProject, why: e.Why, content: placeholderContent(e.Path)})
+			out = append(out, protectable{path: filepath.Join(top, e.Path), dir: e.Dir, source: SourceProject, why: e.Why, content: PlaceholderContent(e.Path)})
 		}
 	}
 	return out

@@ -16,9 +16,9 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/zsandbox/zsandbox/alone"
 	"github.com/zsandbox/zsandbox/bwrap"
 	"github.com/zsandbox/zsandbox/exit"
-	"github.com/zsandbox/zsandbox/landlock"
 	"github.com/zsandbox/zsandbox/plan"
 )
 
@@ -56,7 +56,7 @@ func executeAlone(pl plan.Plan, hints bool) error {
 	return exit.Status(code)
 }
 
-// runAlone starts the confined child (landlock.Alone) with the plan's
+// runAlone starts the confined child (alone.Child) with the plan's
 // ruleset and filter, forwards signals to it, and returns its status. As
 // a child subreaper, zsandbox inherits whatever the command leaves behind
 // and kills it when the command has exited: with no PID namespace,
@@ -67,11 +67,11 @@ func runAlone(pl plan.Plan, hints bool, filter *os.File) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	args := append([]string{landlock.AloneArg, pl.Policy.Cwd}, pl.Landlock.Args()...)
+	args := append([]string{alone.Arg, pl.Policy.Cwd}, pl.Landlock.Args()...)
 	cmd := &exec.Cmd{
 		Path: "/proc/self/exe", Args: append(append(append([]string{"zsandbox"}, args...), "--"), pl.Argv...),
 		Env: pl.Policy.Env, Stdin: os.Stdin, Stdout: stdout, Stderr: stderr,
-		ExtraFiles: []*os.File{filter}, // landlock.AloneBPFFD
+		ExtraFiles: []*os.File{filter}, // alone.BPFFD
 		// Pdeathsig: if zsandbox is killed, the command dies too.
 		SysProcAttr: &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL},
 	}

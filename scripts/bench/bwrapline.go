@@ -10,12 +10,14 @@ import (
 	"io/fs"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 
 	"golang.org/x/sys/unix"
 
+	"github.com/zsandbox/zsandbox/policy"
 	"github.com/zsandbox/zsandbox/seccomp"
 )
 
@@ -57,12 +59,13 @@ func directBwrap(env runEnv, argv []string, viaArgs bool) (*variant, error) {
 	if err != nil {
 		return nil, err
 	}
-	files, rewind, err := descriptors(l.options)
+	files, missing, rewind, err := descriptors(l.options)
 	if err != nil {
 		return nil, err
 	}
 	args := append(append([]string{l.bwrap}, l.options...), "--")
-	v := &variant{key: "b", label: "bwrap line, options on the command line", files: files}
+	v := &variant{key: "b", label: "bwrap line, options on the command line", files: files,
+		after: func() { removeMountPoints(missing) }}
 	if viaArgs {
 		v.key, v.label = "b'", "bwrap line, options through --args FD"
 		if v.files, rewind, err = withArgsFile(files, rewind, l.options); err != nil {
@@ -87,7 +90,9 @@ const (
 // descriptors opens what each fd option of bwrap reads or writes, at the
 // fd number the option names. rewind seeks the files bwrap reads to their
 // start, since every run shares one open file.
-func descriptors(options []string) (files []*os.File, rewind func(), err error) {
+// missing are the bind destinations that did not exist (see
+// removeMountPoints).
+func descriptors(options []string) (files []*os.File, missing []string, rewind func(), err error) {
 	var bpf *os.File
 	for i := 0; i+1 < len(options); i++ {
 		var f *os.File
@@ -104,11 +109,14 @@ func descriptors(options []string) (files []*os.File, rewind func(), err error) 
 		case "--bind-fd", "--ro-bind-fd":
 			// The bind source, opened as exec opens it (a path descriptor).
 			// A protected path that does not exist yet gets a placeholder
-			// when exec runs; an empty file stands in for it here.
+			// when exec runs; a file with the placeholder's content stands
+			// in for it here (git refuses an empty commondir, and cannot
+			// read /dev/null on a nodev mount).
 			if i+2 < len(options) {
 				f, err = os.OpenFile(options[i+2], unix.O_PATH, 0)
 				if errors.Is(err, fs.ErrNotExist) {
-					f, err = os.OpenFile(os.DevNull, unix.O_PATH, 0)
+					missing = append(missing, missingFrom(options[i+2])...)
+					f, err = standIn(options[i+2])
 				}
 			}
 		case "--args", "--block-fd", "--userns-block-fd", "--sync-fd", "--userns", "--userns2", "--pidns":
@@ -121,11 +129,56 @@ func descriptors(options []string) (files []*os.File, rewind func(), err error) 
 		}
 		if err != nil {
 			closeAll(files)
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		i++ // the descriptor; for the data options the path follows
 	}
-	return files, func() { seekStart(bpf) }, nil
+	return files, missing, func() { seekStart(bpf) }, nil
+}
+
+// standIn is a read-only file outside the project holding what exec's
+// placeholder for path would hold, opened as a path descriptor.
+func standIn(path string) (*os.File, error) {
+	tmp, err := os.CreateTemp("", "zsandbox-bench-placeholder-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.Remove(tmp.Name()) // the path descriptor keeps it
+	defer tmp.Close()
+	if _, err := tmp.WriteString(policy.PlaceholderContent(path)); err != nil {
+		return nil, err
+	}
+	os.Chmod(tmp.Name(), 0o444)
+	return os.OpenFile(tmp.Name(), unix.O_PATH, 0)
+}
+
+// missingFrom is p and its missing ancestors, outermost first.
+func missingFrom(p string) []string {
+	var out []string
+	for ; p != "/" && p != "."; p = filepath.Dir(p) {
+		if _, err := os.Lstat(p); err == nil {
+			break
+		}
+		out = append([]string{p}, out...)
+	}
+	return out
+}
+
+// removeMountPoints removes what bwrap left on the host for the bind
+// destinations that did not exist: to mount on a missing path, bwrap
+// creates an empty file (or directory) there, and nothing removes it when
+// the sandbox is gone. Left in the project, an empty .git/commondir makes
+// the next bare `git status` fail ("failed to read .git/commondir"), and
+// the next zsandbox run would find a real file where exec makes its
+// placeholder. (zsandbox's exec makes each such path a placeholder itself
+// and its guard removes it; the line explain prints, run by hand, has no
+// guard.) Only empty entries go: os.Remove refuses anything else.
+func removeMountPoints(missing []string) {
+	for i := len(missing) - 1; i >= 0; i-- {
+		if fi, err := os.Lstat(missing[i]); err == nil && (fi.IsDir() || fi.Size() == 0) {
+			os.Remove(missing[i])
+		}
+	}
 }
 
 // place puts f at descriptor fd (as text) in an ExtraFiles list.

@@ -39,6 +39,7 @@ func timeRun(v *variant) (sample, error) {
 	start := time.Now()
 	_, err := runChecked(cmd)
 	d := time.Since(start)
+	v.finish()
 	if err != nil {
 		return sample{}, err
 	}

@@ -38,6 +38,21 @@ type variant struct {
 	rss bool
 	// files are descriptors the variant holds open for all its runs.
 	files []*os.File
+	// after, when set, runs after each run, off the clock.
+	after func()
+}
+
+// finish runs v.after, if any.
+func (v *variant) finish() {
+	if v.after != nil {
+		v.after()
+	}
+}
+
+// run runs v once and returns its stdout (see runChecked).
+func (v *variant) run() (string, error) {
+	defer v.finish()
+	return runChecked(v.launch())
 }
 
 // suite is one command and every variant of it, with their samples.
@@ -176,13 +191,13 @@ func verify(env runEnv, suites []*suite) error {
 
 func verifyRun(env runEnv, s *suite, v *variant) (string, error) {
 	if s.argv[0] != "sh" {
-		return runChecked(v.launch())
+		return v.run()
 	}
 	f := filepath.Join(env.dir, "f")
 	if err := os.Remove(f); err != nil {
 		return "", err
 	}
-	out, err := runChecked(v.launch())
+	out, err := v.run()
 	if b, rerr := os.ReadFile(f); err == nil && (rerr != nil || string(b) != "hi\n") {
 		err = fmt.Errorf("f holds %q (%v), want \"hi\\n\"", b, rerr)
 	}

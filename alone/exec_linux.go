@@ -1,6 +1,6 @@
 //go:build linux
 
-package landlock
+package alone
 
 import (
 	"errors"
@@ -10,19 +10,22 @@ import (
 	"runtime"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/zsandbox/zsandbox/exit"
+	"github.com/zsandbox/zsandbox/landlock"
 )
 
-// ExecAlone runs argv as the Landlock-only backend under rs, the ruleset
-// the parent planned (AloneRules): it restricts the process and execve's
+// Exec runs argv as the Landlock-only backend under rs, the ruleset
+// the parent planned (Rules): it restricts the process and execve's
 // the command in place, so the command keeps this process's pid, stdin,
-// stdout and stderr. zsandbox runs it in a child of its own (see Alone), so
+// stdout and stderr. zsandbox runs it in a child of its own (see Child), so
 // that it stays the parent: the denial hint, signals forwarded, and no
 // process left behind. On success it never returns. It returns an error
-// when the command did not run: a *PlannedError when the kernel offers
-// less than rs was planned for, a *CommandError (not found: 127, not
-// executable: 126, after the sandbox was built), or any other error (the
-// sandbox could not be built). Every error but *CommandError means exit
-// 127.
+// when the command did not run, an *exit.Error: 127 with "the command
+// did not run" (and the hint of a *landlock.PlannedError when the kernel
+// offers less than rs was planned for) when the sandbox could not be
+// built, or exit.Command's 127 (not found) or 126 (not executable) after
+// it was built.
 //
 // bpf is the compiled seccomp filter, the same program bubblewrap would
 // install; without one nothing runs. argv[0] is looked up on env's PATH
@@ -39,17 +42,21 @@ import (
 // cannot run a system call on every thread, so the one-thread design is
 // needed anyway, and filtering the process's other threads, which die at
 // execve, would add nothing. The thread is a fresh one, locked for good:
-// when ExecAlone fails, it exits with whatever restrictions it gained and
+// when Exec fails, it exits with whatever restrictions it gained and
 // the caller's thread is untouched.
-func ExecAlone(rs Ruleset, bpf []byte, argv, env []string, dir string) error {
+func Exec(rs landlock.Ruleset, bpf []byte, argv, env []string, dir string) error {
+	return exit.NotRunErr(execPlanned(rs, bpf, argv, env, dir))
+}
+
+func execPlanned(rs landlock.Ruleset, bpf []byte, argv, env []string, dir string) error {
 	if len(argv) == 0 {
 		return errNoCommand
 	}
-	if rs.Status != StatusEnforced {
+	if rs.Status != landlock.StatusEnforced {
 		return errors.New("--backend landlock: no ruleset to enforce")
 	}
-	if abi := ABI(); abi < rs.ABI {
-		return &PlannedError{Planned: rs.ABI, ABI: abi}
+	if abi := landlock.ABI(); abi < rs.ABI {
+		return &landlock.PlannedError{Planned: rs.ABI, ABI: abi}
 	}
 	prog, err := filterProgram(bpf)
 	if err != nil {
@@ -58,58 +65,48 @@ func ExecAlone(rs Ruleset, bpf []byte, argv, env []string, dir string) error {
 	done := make(chan error)
 	go func() {
 		runtime.LockOSThread() // never unlocked: the thread dies with this goroutine
-		done <- execAlone(rs, prog, argv, env, dir)
+		done <- execChild(rs, prog, argv, env, dir)
 	}()
 	return <-done
 }
 
-// AloneRulesHost is AloneRules over this host's file system.
-func AloneRulesHost(c AloneConfig, abi int) (Ruleset, error) {
-	return AloneRules(c, abi, lstatKind, readDirNames)
+// RulesHost is Rules over this host's file system.
+func RulesHost(c Config, abi int) (landlock.Ruleset, error) {
+	return Rules(c, abi, lstatKind, readDirNames)
 }
 
-// AloneBPFFD is the descriptor on which Alone reads the seccomp program.
-const AloneBPFFD = 3
+// BPFFD is the descriptor on which Child reads the seccomp program.
+const BPFFD = 3
 
-// Alone is the confined child of --backend landlock: args are the
+// Child is the confined child of --backend landlock: args are the
 // working directory, the planned ruleset (Ruleset.Args), "--" and the
-// command; the seccomp program is on AloneBPFFD. It applies exactly that
-// (ExecAlone) and execs the command; it never returns. When the command
-// cannot run it prints zsandbox's error lines and exits 127 (126 for a
-// command found but not executable).
-func Alone(args []string) {
+// command; the seccomp program is on BPFFD. It applies exactly that
+// (Exec) and execs the command. It returns only when the command cannot
+// run, with the error main prints (exit.Exit): 127, or 126 for a command
+// found but not executable.
+func Child(args []string) error {
 	if len(args) == 0 {
-		die(127, "--backend landlock: no working directory; the command did not run", "")
+		return exit.NotRun("--backend landlock: no working directory")
 	}
-	rs, argv, err := ParseArgs(args[1:])
+	rs, argv, err := landlock.ParseArgs(args[1:])
 	if err != nil {
-		die(127, err.Error()+"; the command did not run", "")
+		return exit.NotRunErr(err)
 	}
-	f := os.NewFile(AloneBPFFD, "seccomp")
+	f := os.NewFile(BPFFD, "seccomp")
 	bpf, err := io.ReadAll(f)
 	if err != nil {
-		die(127, "--backend landlock: reading the seccomp filter: "+err.Error()+"; the command did not run", "")
+		return exit.NotRun("--backend landlock: reading the seccomp filter: " + err.Error())
 	}
 	f.Close()
-	err = ExecAlone(rs, bpf, argv, os.Environ(), args[0])
-	var ce *CommandError
-	if errors.As(err, &ce) {
-		die(ce.Code, ce.Msg, "")
-	}
-	hint := ""
-	var h interface{ Hint() string }
-	if errors.As(err, &h) {
-		hint = h.Hint()
-	}
-	die(127, err.Error()+"; the command did not run", hint)
+	return Exec(rs, bpf, argv, os.Environ(), args[0])
 }
 
-// execAlone builds the sandbox on the calling thread, in an order where
+// execChild builds the sandbox on the calling thread, in an order where
 // each step still has what it needs, and execve's the command.
-func execAlone(rs Ruleset, prog []unix.SockFilter, argv, env []string, dir string) error {
+func execChild(rs landlock.Ruleset, prog []unix.SockFilter, argv, env []string, dir string) error {
 	// The rules are added while zsandbox still has its privileges, so every
 	// path they name can be opened.
-	fd, err := rulesetFD(rs)
+	fd, err := landlock.RulesetFD(rs)
 	if err != nil {
 		return fmt.Errorf("--backend landlock: %w", err)
 	}
@@ -123,18 +120,17 @@ func execAlone(rs Ruleset, prog []unix.SockFilter, argv, env []string, dir strin
 			return fmt.Errorf("--backend landlock: working directory %q: %w", dir, err)
 		}
 	}
-	if err := restrictSelf(fd, false); err != nil {
+	if err := landlock.RestrictSelf(fd, false); err != nil {
 		return fmt.Errorf("--backend landlock: %w", err)
 	}
 	// The filter comes last: it may refuse calls the steps above make.
 	if err := loadFilter(prog); err != nil {
 		return fmt.Errorf("--backend landlock: seccomp filter: %w", err)
 	}
-	if err := closeInherited(); err != nil {
+	if err := landlock.CloseInherited(); err != nil {
 		return fmt.Errorf("--backend landlock: closing inherited descriptors: %w", err)
 	}
-	code, msg := execvp(argv, env)
-	return &CommandError{Code: code, Msg: msg}
+	return landlock.Execvp(argv, env)
 }
 
 // lstatKind reports what is at a path for ReadRules, without following a

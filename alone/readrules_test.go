@@ -1,4 +1,4 @@
-package landlock
+package alone
 
 import (
 	"fmt"
@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/zsandbox/zsandbox/landlock"
 )
 
 // fakeFS is a file tree: path -> kind ("d" dir, "f" file, "l" symlink).
@@ -96,9 +97,9 @@ func TestReadRules(t *testing.T) {
 		var got []string
 		for _, r := range rules {
 			switch r.Access {
-			case readAccess:
+			case landlock.ReadAccess:
 				got = append(got, r.Path+"/")
-			case readAccess & fileAccess:
+			case landlock.ReadAccess & landlock.FileAccess:
 				got = append(got, r.Path)
 			default:
 				t.Errorf("ReadRules(%s): %s gets %s", tt.name, r.Path, r.Access)
@@ -148,7 +149,7 @@ func TestReadRulesInvariants(t *testing.T) {
 	}
 }
 
-func checkReadRules(fs fakeFS, all, hidden []string, rules []PathRule) string {
+func checkReadRules(fs fakeFS, all, hidden []string, rules []landlock.PathRule) string {
 	for _, rule := range rules {
 		for _, h := range hidden {
 			// A rule on a file above a hidden path is fine: nothing can

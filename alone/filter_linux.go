@@ -1,6 +1,6 @@
 //go:build linux
 
-package landlock
+package alone
 
 import (
 	"fmt"
@@ -32,7 +32,7 @@ func filterProgram(bpf []byte) ([]unix.SockFilter, error) {
 }
 
 // loadFilter installs prog on the calling thread; no_new_privs must be set.
-// Without SECCOMP_FILTER_FLAG_TSYNC on purpose: see ExecAlone. The kernel
+// Without SECCOMP_FILTER_FLAG_TSYNC on purpose: see Exec. The kernel
 // checks the program; a filter it refuses is an error, never a command run
 // without one.
 func loadFilter(prog []unix.SockFilter) error {

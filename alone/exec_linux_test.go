@@ -1,10 +1,10 @@
-package landlock
+package alone
 
-// Real tests of the Landlock-only backend. testdata/alone, built with cgo
-// like zsandbox, runs ExecAlone with the filter libseccomp compiles from
+// Real tests of the Landlock-only backend. testdata/child, built with cgo
+// like zsandbox, runs Exec with the filter libseccomp compiles from
 // the default profile; the command is this test binary as the "alone"
 // probe helper, or a shell script. Every attack is checked from outside,
-// as root and as testUser, and where the host alone would allow it, a
+// as root and as harness.TestUser, and where the host alone would allow it, a
 // control run without the sandbox shows the refusal is the sandbox's.
 
 import (
@@ -16,6 +16,9 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/zsandbox/zsandbox/internal/harness"
+	"github.com/zsandbox/zsandbox/internal/probe"
 )
 
 var (
@@ -24,7 +27,7 @@ var (
 	aloneErr  error
 )
 
-// aloneBinary builds testdata/alone next to the test binary's copy, where
+// aloneBinary builds testdata/child next to the test binary's copy, where
 // every identity can run it; ZSANDBOX_ALONE_BIN names a prebuilt one (for a
 // user who cannot build, e.g. without the module cache).
 func aloneBinary(t *testing.T) string {
@@ -32,13 +35,13 @@ func aloneBinary(t *testing.T) string {
 	if p := os.Getenv("ZSANDBOX_ALONE_BIN"); p != "" {
 		return p
 	}
-	dir := filepath.Dir(testBinary(t))
+	dir := filepath.Dir(harness.Binary(t))
 	aloneOnce.Do(func() {
 		alonePath = filepath.Join(dir, "alone")
-		build := exec.Command("go", "build", "-o", alonePath, "./testdata/alone")
+		build := exec.Command("go", "build", "-o", alonePath, "./testdata/child")
 		build.Env = append(os.Environ(), "CGO_ENABLED=1")
 		if out, err := build.CombinedOutput(); err != nil {
-			aloneErr = fmt.Errorf("go build ./testdata/alone (needs cgo and libseccomp): %v\n%s", err, out)
+			aloneErr = fmt.Errorf("go build ./testdata/child (needs cgo and libseccomp): %v\n%s", err, out)
 		}
 	})
 	if aloneErr != nil {
@@ -53,29 +56,29 @@ func aloneBinary(t *testing.T) string {
 // aloneFixture adds a home with credentials to the fixture: ~/.ssh/id_rsa
 // and ~/.netrc hold the secret, their siblings do not.
 type aloneFixture struct {
-	*fixture
+	*harness.Fixture
 	home, secret string
 }
 
-func newAloneFixture(t *testing.T, id identity) *aloneFixture {
+func newAloneFixture(t *testing.T, id harness.Identity) *aloneFixture {
 	t.Helper()
-	f := &aloneFixture{fixture: newFixture(t, id), secret: "zs-secret-" + randHex(8)}
-	f.home = filepath.Join(f.base, "home")
-	f.mkdir(filepath.Join(f.home, ".ssh"))
-	f.mkdir(filepath.Join(f.home, "proj"))
-	f.write(filepath.Join(f.home, ".ssh", "id_rsa"), f.secret+"\n")
-	f.write(filepath.Join(f.home, ".netrc"), f.secret+"\n")
-	f.write(filepath.Join(f.home, ".netrc-old"), "fine\n")
-	f.write(filepath.Join(f.home, "proj", "main.go"), "fine\n")
+	f := &aloneFixture{Fixture: harness.NewFixture(t, id), secret: "zs-secret-" + harness.RandHex(8)}
+	f.home = filepath.Join(f.Base, "home")
+	f.Mkdir(filepath.Join(f.home, ".ssh"))
+	f.Mkdir(filepath.Join(f.home, "proj"))
+	f.Write(filepath.Join(f.home, ".ssh", "id_rsa"), f.secret+"\n")
+	f.Write(filepath.Join(f.home, ".netrc"), f.secret+"\n")
+	f.Write(filepath.Join(f.home, ".netrc-old"), "fine\n")
+	f.Write(filepath.Join(f.home, "proj", "main.go"), "fine\n")
 	os.Chmod(filepath.Join(f.home, ".ssh"), 0o700)
 	return f
 }
 
-// config is the policy of a command run from f.root: that one writable
+// config is the policy of a command run from f.Root: that one writable
 // root, and the two credentials hidden.
-func (f *aloneFixture) config(deny bool) AloneConfig {
-	return AloneConfig{
-		Writable:    []string{f.root},
+func (f *aloneFixture) config(deny bool) Config {
+	return Config{
+		Writable:    []string{f.Root},
 		Hidden:      []string{filepath.Join(f.home, ".ssh"), filepath.Join(f.home, ".netrc")},
 		NetworkDeny: deny,
 	}
@@ -83,40 +86,40 @@ func (f *aloneFixture) config(deny bool) AloneConfig {
 
 // aloneCmd is the command that runs argv under c as the identity; wrap, if
 // given, goes in front (an outer bwrap).
-func (f *aloneFixture) aloneCmd(c AloneConfig, argv []string, env []string, wrap ...string) *exec.Cmd {
+func (f *aloneFixture) aloneCmd(c Config, argv []string, env []string, wrap ...string) *exec.Cmd {
 	js, err := json.Marshal(c)
 	if err != nil {
-		f.t.Fatal(err)
+		f.T.Fatal(err)
 	}
 	env = append(env, "ZSANDBOX_ALONE="+string(js))
-	full := append(append(wrap, aloneBinary(f.t)), argv...)
-	return f.command(full[0], full[1:], env...)
+	full := append(append(wrap, aloneBinary(f.T)), argv...)
+	return f.Command(full[0], full[1:], env...)
 }
 
-func (f *aloneFixture) alone(c AloneConfig, argv []string, env ...string) result {
-	f.t.Helper()
-	return run(f.t, f.aloneCmd(c, argv, env))
+func (f *aloneFixture) alone(c Config, argv []string, env ...string) harness.Result {
+	f.T.Helper()
+	return harness.Run(f.T, f.aloneCmd(c, argv, env))
 }
 
 // sandboxed runs the probes under c and returns their outcomes.
-func (f *aloneFixture) sandboxed(c AloneConfig, probes ...string) map[string]string {
-	f.t.Helper()
-	return f.probeRun(f.aloneCmd(c, append([]string{testBinary(f.t)}, probes...), []string{helperEnv + "=alone"}))
+func (f *aloneFixture) sandboxed(c Config, probes ...string) map[string]string {
+	f.T.Helper()
+	return f.probeRun(f.aloneCmd(c, append([]string{harness.Binary(f.T)}, probes...), []string{helperEnv + "=alone"}))
 }
 
 // direct runs the probes without a sandbox: the control.
 func (f *aloneFixture) direct(probes ...string) map[string]string {
-	f.t.Helper()
-	return f.probeRun(f.command(testBinary(f.t), probes, helperEnv+"=alone"))
+	f.T.Helper()
+	return f.probeRun(f.Command(harness.Binary(f.T), probes, helperEnv+"=alone"))
 }
 
 func (f *aloneFixture) probeRun(cmd *exec.Cmd) map[string]string {
-	f.t.Helper()
-	r := run(f.t, cmd)
-	if r.code != 0 {
-		f.t.Fatalf("probe helper exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	f.T.Helper()
+	r := harness.Run(f.T, cmd)
+	if r.Code != 0 {
+		f.T.Fatalf("probe helper exit %d\nstdout:\n%s\nstderr:\n%s", r.Code, r.Stdout, r.Stderr)
 	}
-	return parseProbes(r.stdout)
+	return probe.Parse(r.Stdout)
 }
 
 // expect is one probe and the outcome it must have; "!ok" is any failure.
@@ -146,31 +149,31 @@ func probes(want []expect) []string {
 // TestAloneWrites: the command writes inside the writable root and nowhere
 // else; the host file is unchanged.
 func TestAloneWrites(t *testing.T) {
-	requireLandlock(t, AloneMinABI)
-	eachIdentity(t, func(t *testing.T, id identity) {
+	harness.RequireABI(t, hostABI, MinABI)
+	harness.Each(t, func(t *testing.T, id harness.Identity) {
 		f := newAloneFixture(t, id)
-		out := f.outside
-		shm := "/dev/shm/zsandbox-alone-" + randHex(6)
+		out := f.Outside
+		shm := "/dev/shm/zsandbox-alone-" + harness.RandHex(6)
 		t.Cleanup(func() { os.Remove(shm) })
 		want := []expect{
-			{"create:" + f.root + "/new", "ok"},
-			{"mkdir:" + f.root + "/dir", "ok"},
+			{"create:" + f.Root + "/new", "ok"},
+			{"mkdir:" + f.Root + "/dir", "ok"},
 			{"create:" + out + "/new", "EACCES"},
 			{"write:" + out + "/file", "EACCES"},
 			{"truncate:" + out + "/file", "EACCES"},
 			{"mkdir:" + out + "/dir", "EACCES"},
-			{"rename:" + out + "/file:" + f.root + "/moved", "EACCES"},
-			{"create:" + f.base + "/new", "EACCES"},
+			{"rename:" + out + "/file:" + f.Root + "/moved", "EACCES"},
+			{"create:" + f.Base + "/new", "EACCES"},
 			{"create:" + shm, "ok"},
 		}
 		check(t, "sandboxed", f.sandboxed(f.config(true), probes(want)...), want)
-		mustContain(t, filepath.Join(f.root, "new"), "x")
-		mustContain(t, filepath.Join(out, "file"), "original\n")
-		mustNotExist(t, filepath.Join(out, "new"))
-		mustNotExist(t, filepath.Join(out, "dir"))
-		mustNotExist(t, filepath.Join(f.base, "new"))
+		harness.MustContain(t, filepath.Join(f.Root, "new"), "x")
+		harness.MustContain(t, filepath.Join(out, "file"), "original\n")
+		harness.MustNotExist(t, filepath.Join(out, "new"))
+		harness.MustNotExist(t, filepath.Join(out, "dir"))
+		harness.MustNotExist(t, filepath.Join(f.Base, "new"))
 		// Control: file permissions alone allow every write above.
-		ctl := []expect{{"create:" + out + "/ctl", "ok"}, {"create:" + f.base + "/ctl", "ok"}}
+		ctl := []expect{{"create:" + out + "/ctl", "ok"}, {"create:" + f.Base + "/ctl", "ok"}}
 		check(t, "control", f.direct(probes(ctl)...), ctl)
 	})
 }
@@ -178,27 +181,27 @@ func TestAloneWrites(t *testing.T) {
 // TestAloneHiddenReads: the hidden directory and file cannot be read,
 // directly or by any other path to them; their siblings can.
 func TestAloneHiddenReads(t *testing.T) {
-	requireLandlock(t, AloneMinABI)
-	eachIdentity(t, func(t *testing.T, id identity) {
+	harness.RequireABI(t, hostABI, MinABI)
+	harness.Each(t, func(t *testing.T, id harness.Identity) {
 		f := newAloneFixture(t, id)
 		key := filepath.Join(f.home, ".ssh", "id_rsa")
 		want := []expect{
 			{"read:" + key, "EACCES"},
 			{"list:" + f.home + "/.ssh", "EACCES"},
 			{"read:" + f.home + "/.netrc", "EACCES"},
-			{"read:" + f.root + "/../home/.ssh/id_rsa", "EACCES"},
+			{"read:" + f.Root + "/../home/.ssh/id_rsa", "EACCES"},
 			{"read:/proc/self/root" + key, "EACCES"},
-			{"symlink:" + key + ":" + f.root + "/link", "ok"}, // planted in the writable root
-			{"read:" + f.root + "/link", "EACCES"},
-			{"link:" + key + ":" + f.root + "/hardlink", "EXDEV"}, // Landlock: the link would gain read
+			{"symlink:" + key + ":" + f.Root + "/link", "ok"}, // planted in the writable root
+			{"read:" + f.Root + "/link", "EACCES"},
+			{"link:" + key + ":" + f.Root + "/hardlink", "EXDEV"}, // Landlock: the link would gain read
 			{"read:" + f.home + "/.netrc-old", "ok"},
 			{"read:" + f.home + "/proj/main.go", "ok"},
 			{"list:" + f.home + "/proj", "ok"},
-			{"read:" + f.outside + "/file", "ok"},
+			{"read:" + f.Outside + "/file", "ok"},
 			{"read:/etc/passwd", "ok"},
 		}
 		check(t, "sandboxed", f.sandboxed(f.config(true), probes(want)...), want)
-		mustNotExist(t, filepath.Join(f.root, "hardlink"))
+		harness.MustNotExist(t, filepath.Join(f.Root, "hardlink"))
 		ctl := []expect{{"read:" + key, "ok"}, {"read:" + f.home + "/.netrc", "ok"}}
 		check(t, "control", f.direct(probes(ctl)...), ctl)
 	})
@@ -208,10 +211,10 @@ func TestAloneHiddenReads(t *testing.T) {
 // the credentials; none of their content reaches its output, and the
 // siblings' does.
 func TestAloneSecretNotInOutput(t *testing.T) {
-	requireLandlock(t, AloneMinABI)
-	eachIdentity(t, func(t *testing.T, id identity) {
+	harness.RequireABI(t, hostABI, MinABI)
+	harness.Each(t, func(t *testing.T, id harness.Identity) {
 		f := newAloneFixture(t, id)
-		h, r := f.home, f.root
+		h, r := f.home, f.Root
 		script := strings.Join([]string{
 			"cat " + h + "/.ssh/id_rsa " + h + "/.netrc",
 			"cat " + r + "/../home/.ssh/id_rsa /proc/self/root" + h + "/.ssh/id_rsa",
@@ -222,11 +225,11 @@ func TestAloneSecretNotInOutput(t *testing.T) {
 			"cat " + h + "/.netrc-old " + h + "/proj/main.go",
 		}, "\n")
 		res := f.alone(f.config(true), []string{"sh", "-c", script})
-		if strings.Contains(res.stdout+res.stderr, f.secret) {
-			t.Errorf("the secret leaked:\nstdout:\n%s\nstderr:\n%s", res.stdout, res.stderr)
+		if strings.Contains(res.Stdout+res.Stderr, f.secret) {
+			t.Errorf("the secret leaked:\nstdout:\n%s\nstderr:\n%s", res.Stdout, res.Stderr)
 		}
-		if !strings.HasSuffix(res.stdout, "fine\nfine\n") || !strings.Contains(res.stderr, "Permission denied") {
-			t.Errorf("siblings not readable or no denial:\nstdout:\n%s\nstderr:\n%s", res.stdout, res.stderr)
+		if !strings.HasSuffix(res.Stdout, "fine\nfine\n") || !strings.Contains(res.Stderr, "Permission denied") {
+			t.Errorf("siblings not readable or no denial:\nstdout:\n%s\nstderr:\n%s", res.Stdout, res.Stderr)
 		}
 	})
 }
@@ -234,13 +237,13 @@ func TestAloneSecretNotInOutput(t *testing.T) {
 // TestAloneDevices: only the harmless device files open; raw disks and the
 // kernel log do not, even for root, who owns them.
 func TestAloneDevices(t *testing.T) {
-	requireLandlock(t, AloneMinABI)
-	eachIdentity(t, func(t *testing.T, id identity) {
+	harness.RequireABI(t, hostABI, MinABI)
+	harness.Each(t, func(t *testing.T, id harness.Identity) {
 		f := newAloneFixture(t, id)
 		want := []expect{
 			{"write:/dev/null", "ok"}, {"read:/dev/zero", "ok"}, {"write:/dev/full", "ok"},
 			{"read:/dev/urandom", "ok"}, {"read:/dev/random", "ok"}, {"pty", "ok"},
-			{"mknod:" + f.root + "/fifo", "ok"},
+			{"mknod:" + f.Root + "/fifo", "ok"},
 		}
 		var closed, reads []expect
 		for _, d := range []string{"/dev/mem", "/dev/kmsg", "/dev/sda", "/dev/vda", "/dev/nvme0n1", "/dev/loop0"} {
@@ -254,7 +257,7 @@ func TestAloneDevices(t *testing.T) {
 		}
 		got := f.sandboxed(f.config(true), append(probes(want), probes(closed)...)...)
 		check(t, "sandboxed", got, append(want, closed...))
-		if id.uid == 0 { // control: root opens them by file permissions alone
+		if id.UID == 0 { // control: root opens them by file permissions alone
 			opened := 0
 			for _, v := range f.direct(probes(reads)...) {
 				if v == "ok" {
@@ -272,8 +275,8 @@ func TestAloneDevices(t *testing.T) {
 // with no_new_privs and the seccomp filter, which refuses TIOCSTI (junk in
 // the high bits too) and io_uring.
 func TestAlonePrivileges(t *testing.T) {
-	requireLandlock(t, AloneMinABI)
-	eachIdentity(t, func(t *testing.T, id identity) {
+	harness.RequireABI(t, hostABI, MinABI)
+	harness.Each(t, func(t *testing.T, id harness.Identity) {
 		f := newAloneFixture(t, id)
 		none := "0000000000000000"
 		want := []expect{
@@ -281,7 +284,7 @@ func TestAlonePrivileges(t *testing.T) {
 			{"status:NoNewPrivs", "1"}, {"status:Seccomp", "2"},
 			{"tiocsti:low", "EPERM"}, {"tiocsti:high", "EPERM"}, {"io_uring", "EPERM"},
 		}
-		if id.uid == 0 {
+		if id.UID == 0 {
 			want = append(want, expect{"status:CapBnd", none})
 		}
 		check(t, "sandboxed", f.sandboxed(f.config(true), probes(want)...), want)
@@ -299,17 +302,17 @@ func TestAlonePrivileges(t *testing.T) {
 
 // TestAloneGit: the everyday work a sandbox must not break.
 func TestAloneGit(t *testing.T) {
-	requireLandlock(t, AloneMinABI)
+	harness.RequireABI(t, hostABI, MinABI)
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git not installed")
 	}
-	eachIdentity(t, func(t *testing.T, id identity) {
+	harness.Each(t, func(t *testing.T, id harness.Identity) {
 		f := newAloneFixture(t, id)
-		script := "cd " + f.root + " && git init -q && echo hi > a.txt && git add a.txt && " +
+		script := "cd " + f.Root + " && git init -q && echo hi > a.txt && git add a.txt && " +
 			"git -c user.name=zs -c user.email=zs@example.com commit -qm first && git log --format=%s"
 		r := f.alone(f.config(true), []string{"sh", "-c", script})
-		if r.code != 0 || r.stdout != "first\n" {
-			t.Errorf("git: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+		if r.Code != 0 || r.Stdout != "first\n" {
+			t.Errorf("git: exit %d, stdout %q, stderr %q", r.Code, r.Stdout, r.Stderr)
 		}
 	})
 }
@@ -318,30 +321,30 @@ func TestAloneGit(t *testing.T) {
 // by signal pass through, it reads zsandbox's stdin, and no descriptor
 // above stderr reaches it.
 func TestAloneExec(t *testing.T) {
-	requireLandlock(t, AloneMinABI)
-	eachIdentity(t, func(t *testing.T, id identity) {
+	harness.RequireABI(t, hostABI, MinABI)
+	harness.Each(t, func(t *testing.T, id harness.Identity) {
 		f := newAloneFixture(t, id)
 		c := f.config(true)
-		if r := f.alone(c, []string{"sh", "-c", "echo out; exit 7"}); r.code != 7 || r.stdout != "out\n" || r.stderr != "" {
-			t.Errorf("exit status: %d, %q, %q", r.code, r.stdout, r.stderr)
+		if r := f.alone(c, []string{"sh", "-c", "echo out; exit 7"}); r.Code != 7 || r.Stdout != "out\n" || r.Stderr != "" {
+			t.Errorf("exit status: %d, %q, %q", r.Code, r.Stdout, r.Stderr)
 		}
-		if r := f.alone(c, []string{"sh", "-c", "kill -TERM $$"}); r.code != 128+15 {
-			t.Errorf("death by signal: exit %d, stderr %q", r.code, r.stderr)
+		if r := f.alone(c, []string{"sh", "-c", "kill -TERM $$"}); r.Code != 128+15 {
+			t.Errorf("death by signal: exit %d, stderr %q", r.Code, r.Stderr)
 		}
 		cmd := f.aloneCmd(c, []string{"cat"}, nil)
 		cmd.Stdin = strings.NewReader("from stdin\n")
-		if r := run(t, cmd); r.code != 0 || r.stdout != "from stdin\n" {
-			t.Errorf("stdin: exit %d, %q, %q", r.code, r.stdout, r.stderr)
+		if r := harness.Run(t, cmd); r.Code != 0 || r.Stdout != "from stdin\n" {
+			t.Errorf("stdin: exit %d, %q, %q", r.Code, r.Stdout, r.Stderr)
 		}
-		extra, err := os.Open(filepath.Join(f.outside, "file"))
+		extra, err := os.Open(filepath.Join(f.Outside, "file"))
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer extra.Close()
 		cmd = f.aloneCmd(c, []string{"ls", "-l", "/proc/self/fd"}, nil)
 		cmd.ExtraFiles = []*os.File{extra}
-		if r := run(t, cmd); r.code != 0 || leakedFDs(r.stdout) != "" {
-			t.Errorf("leaked descriptors %q (exit %d, stderr %q)\n%s", leakedFDs(r.stdout), r.code, r.stderr, r.stdout)
+		if r := harness.Run(t, cmd); r.Code != 0 || harness.LeakedFDs(r.Stdout) != "" {
+			t.Errorf("leaked descriptors %q (exit %d, stderr %q)\n%s", harness.LeakedFDs(r.Stdout), r.Code, r.Stderr, r.Stdout)
 		}
 	})
 }

@@ -1,4 +1,4 @@
-package landlock
+package alone
 
 import (
 	"net"
@@ -12,6 +12,8 @@ import (
 	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/zsandbox/zsandbox/internal/harness"
 )
 
 // hostSockets are routes out the parent offers besides newListeners': a UDP
@@ -26,7 +28,7 @@ type hostSockets struct {
 
 func newHostSockets(t *testing.T, f *aloneFixture) *hostSockets {
 	t.Helper()
-	h := &hostSockets{unixPath: filepath.Join(f.base, "daemon.sock")}
+	h := &hostSockets{unixPath: filepath.Join(f.Base, "daemon.sock")}
 	pc, err := net.ListenPacket("udp4", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -47,7 +49,7 @@ func newHostSockets(t *testing.T, f *aloneFixture) *hostSockets {
 			h.udpHits.Add(1)
 		}
 	}()
-	go accept(ul, &h.unixHits)
+	go harness.Accept(ul, &h.unixHits)
 	return h
 }
 
@@ -63,20 +65,20 @@ func eventually(n *atomic.Int32, want int32) int32 {
 // a unix socket at a path, an abstract unix socket. The listeners see
 // nothing.
 func TestAloneNetworkDeny(t *testing.T) {
-	requireLandlock(t, AloneMinABI)
-	eachIdentity(t, func(t *testing.T, id identity) {
+	harness.RequireABI(t, hostABI, MinABI)
+	harness.Each(t, func(t *testing.T, id harness.Identity) {
 		f := newAloneFixture(t, id)
-		l, h := newListeners(t, f.fixture), newHostSockets(t, f)
-		port := strconv.Itoa(l.tcpPort)
+		l, h := harness.NewListeners(t, f.Fixture), newHostSockets(t, f)
+		port := strconv.Itoa(l.TCPPort)
 		want := []expect{
 			{"connect-tcp:" + port, "EPERM"}, {"bind-tcp:0", "EPERM"},
 			{"udp:" + strconv.Itoa(h.udpPort), "EPERM"},
 			{"connect-unix:" + h.unixPath, "EPERM"},
-			{"connect-abstract:" + l.abstract, "EPERM"},
+			{"connect-abstract:" + l.Abstract, "EPERM"},
 		}
 		check(t, "deny", f.sandboxed(f.config(true), probes(want)...), want)
 		time.Sleep(100 * time.Millisecond)
-		if n := l.tcpHits.Load() + l.unixHits.Load() + h.udpHits.Load() + h.unixHits.Load(); n != 0 {
+		if n := l.TCPHits.Load() + l.UnixHits.Load() + h.udpHits.Load() + h.unixHits.Load(); n != 0 {
 			t.Errorf("the host's listeners saw %d connections or packets", n)
 		}
 	})
@@ -86,19 +88,19 @@ func TestAloneNetworkDeny(t *testing.T) {
 // (loopback TCP and UDP, a unix socket at a path: a stated gap), while
 // Landlock's scoping still refuses the abstract unix socket.
 func TestAloneNetworkAllow(t *testing.T) {
-	requireLandlock(t, AloneMinABI)
-	eachIdentity(t, func(t *testing.T, id identity) {
+	harness.RequireABI(t, hostABI, MinABI)
+	harness.Each(t, func(t *testing.T, id harness.Identity) {
 		f := newAloneFixture(t, id)
-		l, h := newListeners(t, f.fixture), newHostSockets(t, f)
+		l, h := harness.NewListeners(t, f.Fixture), newHostSockets(t, f)
 		want := []expect{
-			{"connect-tcp:" + strconv.Itoa(l.tcpPort), "ok"},
+			{"connect-tcp:" + strconv.Itoa(l.TCPPort), "ok"},
 			{"udp:" + strconv.Itoa(h.udpPort), "ok"},
 			{"connect-unix:" + h.unixPath, "ok"},
-			{"connect-abstract:" + l.abstract, "EPERM"},
+			{"connect-abstract:" + l.Abstract, "EPERM"},
 		}
 		check(t, "allow", f.sandboxed(f.config(false), probes(want)...), want)
-		if eventually(&l.tcpHits, 1) != 1 || eventually(&h.udpHits, 1) != 1 || l.unixHits.Load() != 0 {
-			t.Errorf("listeners: tcp %d, udp %d, abstract %d; want 1, 1, 0", l.tcpHits.Load(), h.udpHits.Load(), l.unixHits.Load())
+		if eventually(&l.TCPHits, 1) != 1 || eventually(&h.udpHits, 1) != 1 || l.UnixHits.Load() != 0 {
+			t.Errorf("listeners: tcp %d, udp %d, abstract %d; want 1, 1, 0", l.TCPHits.Load(), h.udpHits.Load(), l.UnixHits.Load())
 		}
 	})
 }
@@ -106,11 +108,11 @@ func TestAloneNetworkAllow(t *testing.T) {
 // TestAloneProcesses: a host process of the same user can be seen but not
 // signalled, traced or read through /proc; it is still alive afterwards.
 func TestAloneProcesses(t *testing.T) {
-	requireLandlock(t, AloneMinABI)
-	eachIdentity(t, func(t *testing.T, id identity) {
+	harness.RequireABI(t, hostABI, MinABI)
+	harness.Each(t, func(t *testing.T, id harness.Identity) {
 		f := newAloneFixture(t, id)
-		l := newListeners(t, f.fixture)
-		pid := strconv.Itoa(l.victim.Process.Pid)
+		l := harness.NewListeners(t, f.Fixture)
+		pid := strconv.Itoa(l.Victim.Process.Pid)
 		proc := "/proc/" + pid
 		want := []expect{
 			{"kill:" + pid + ":15", "EPERM"}, {"kill:" + pid + ":0", "EPERM"},
@@ -121,7 +123,7 @@ func TestAloneProcesses(t *testing.T) {
 			{"read:" + proc + "/cmdline", "ok"}, // the stated gap: no PID namespace
 		}
 		check(t, "sandboxed", f.sandboxed(f.config(true), probes(want)...), want)
-		if !l.victimAlive() {
+		if !l.VictimAlive() {
 			t.Errorf("the host process was killed")
 		}
 		ctl := []expect{{"kill:" + pid + ":0", "ok"}, {"read:" + proc + "/environ", "ok"}, {"readlink:" + proc + "/cwd", "ok"}}
@@ -133,48 +135,48 @@ func TestAloneProcesses(t *testing.T) {
 // inside a writable root, a broken seccomp filter. A missing or
 // unexecutable command gets 127 or 126, like stage 2.
 func TestAloneRefuses(t *testing.T) {
-	requireLandlock(t, AloneMinABI)
-	eachIdentity(t, func(t *testing.T, id identity) {
+	harness.RequireABI(t, hostABI, MinABI)
+	harness.Each(t, func(t *testing.T, id harness.Identity) {
 		f := newAloneFixture(t, id)
-		f.write(filepath.Join(f.root, "noexec"), "#!/bin/sh\n")
+		f.Write(filepath.Join(f.Root, "noexec"), "#!/bin/sh\n")
 		inHome := f.config(true)
 		inHome.Writable = append(inHome.Writable, f.home)
 		ssh := filepath.Join(f.home, ".ssh")
 		tests := []struct {
 			name   string
-			c      AloneConfig
+			c      Config
 			env    []string
 			argv   []string
 			code   int
 			stderr string
 		}{
 			{"hidden path inside a writable root", inHome, nil, nil, 127,
-				"zsandbox: error: " + (&AloneError{Path: ssh, Root: f.home}).Error() + "; the command did not run\n" +
-					"zsandbox: hint: " + (&AloneError{Path: ssh, Root: f.home}).Hint() + "\n"},
+				"zsandbox: error: " + (&Error{Path: ssh, Root: f.home}).Error() + "; the command did not run\n" +
+					"zsandbox: hint: " + (&Error{Path: ssh, Root: f.home}).Hint() + "\n"},
 			{"broken seccomp filter", f.config(true), []string{"ZSANDBOX_ALONE_BPF=garbage"}, nil, 127,
 				"--backend landlock: seccomp filter: "},
 			{"not found", f.config(true), nil, []string{"no-such-command-zs"}, 127,
 				"zsandbox: error: no-such-command-zs: command not found\n"},
-			{"not executable", f.config(true), nil, []string{f.root + "/noexec"}, 126,
-				"zsandbox: error: " + f.root + "/noexec: cannot execute: permission denied\n"},
+			{"not executable", f.config(true), nil, []string{f.Root + "/noexec"}, 126,
+				"zsandbox: error: " + f.Root + "/noexec: cannot execute: permission denied\n"},
 		}
 		for i, tt := range tests {
-			marker := filepath.Join(f.root, "ran"+strconv.Itoa(i))
+			marker := filepath.Join(f.Root, "ran"+strconv.Itoa(i))
 			argv := tt.argv
 			if argv == nil {
 				argv = []string{"touch", marker}
 			}
-			r := run(t, f.aloneCmd(tt.c, argv, tt.env))
-			if r.code != tt.code || !strings.Contains(r.stderr, tt.stderr) || r.stdout != "" {
-				t.Errorf("%s: exit %d, stdout %q, stderr %q; want %d, %q", tt.name, r.code, r.stdout, r.stderr, tt.code, tt.stderr)
+			r := harness.Run(t, f.aloneCmd(tt.c, argv, tt.env))
+			if r.Code != tt.code || !strings.Contains(r.Stderr, tt.stderr) || r.Stdout != "" {
+				t.Errorf("%s: exit %d, stdout %q, stderr %q; want %d, %q", tt.name, r.Code, r.Stdout, r.Stderr, tt.code, tt.stderr)
 			}
-			mustNotExist(t, marker)
+			harness.MustNotExist(t, marker)
 		}
-		marker := filepath.Join(f.root, "ran")
-		if r := f.alone(f.config(true), []string{"touch", marker}); r.code != 0 || r.stderr != "" {
-			t.Errorf("control: exit %d, stderr %q", r.code, r.stderr)
+		marker := filepath.Join(f.Root, "ran")
+		if r := f.alone(f.config(true), []string{"touch", marker}); r.Code != 0 || r.Stderr != "" {
+			t.Errorf("control: exit %d, stderr %q", r.Code, r.Stderr)
 		}
-		mustContain(t, marker, "")
+		harness.MustContain(t, marker, "")
 	})
 }
 
@@ -182,20 +184,20 @@ func TestAloneRefuses(t *testing.T) {
 // outer filter failing landlock_create_ruleset with ENOSYS) nothing runs:
 // there is no downgrade.
 func TestAloneWithoutLandlock(t *testing.T) {
-	requireLandlock(t, AloneMinABI)
-	bwrap := findBwrap(t)
-	eachIdentity(t, func(t *testing.T, id identity) {
+	harness.RequireABI(t, hostABI, MinABI)
+	bwrap := harness.Bwrap(t)
+	harness.Each(t, func(t *testing.T, id harness.Identity) {
 		f := newAloneFixture(t, id)
-		marker := filepath.Join(f.root, "ran")
+		marker := filepath.Join(f.Root, "ran")
 		cmd := f.aloneCmd(f.config(true), []string{"touch", marker}, nil, bwrap, "--dev-bind", "/", "/", "--seccomp", "3", "--")
-		cmd.ExtraFiles = []*os.File{enosysFilter(t)}
-		r := run(t, cmd)
-		e := &AloneABIError{}
+		cmd.ExtraFiles = []*os.File{harness.ENOSYSFilter(t)}
+		r := harness.Run(t, cmd)
+		e := &ABIError{}
 		want := "zsandbox: error: " + e.Error() + "; the command did not run\nzsandbox: hint: " + e.Hint() + "\n"
-		if r.code != 127 || r.stderr != want {
-			t.Errorf("exit %d, stderr %q; want 127, %q", r.code, r.stderr, want)
+		if r.Code != 127 || r.Stderr != want {
+			t.Errorf("exit %d, stderr %q; want 127, %q", r.Code, r.Stderr, want)
 		}
-		mustNotExist(t, marker)
+		harness.MustNotExist(t, marker)
 	})
 }
 
@@ -204,12 +206,12 @@ func TestAloneWithoutLandlock(t *testing.T) {
 // capabilities (no CAP_SYS_ADMIN): bwrap itself fails there, the
 // Landlock-only backend confines the command.
 func TestAloneWhereBwrapCannot(t *testing.T) {
-	requireLandlock(t, AloneMinABI)
-	bwrap := findBwrap(t)
-	eachIdentity(t, func(t *testing.T, id identity) {
+	harness.RequireABI(t, hostABI, MinABI)
+	bwrap := harness.Bwrap(t)
+	harness.Each(t, func(t *testing.T, id harness.Identity) {
 		f := newAloneFixture(t, id)
 		outer := []string{bwrap, "--dev-bind", "/", "/", "--unshare-user", "--disable-userns"}
-		if id.uid == 0 {
+		if id.UID == 0 {
 			outer = append(outer, "--cap-drop", "ALL")
 			for _, c := range []string{"CHOWN", "DAC_OVERRIDE", "FSETID", "FOWNER", "MKNOD", "NET_RAW", "SETGID", "SETUID",
 				"SETFCAP", "SETPCAP", "NET_BIND_SERVICE", "SYS_CHROOT", "KILL", "AUDIT_WRITE"} {
@@ -218,18 +220,18 @@ func TestAloneWhereBwrapCannot(t *testing.T) {
 		}
 		outer = append(outer, "--")
 		inner := append(append([]string{}, outer...), bwrap, "--ro-bind", "/", "/", "true")
-		if r := run(t, f.command(inner[0], inner[1:])); r.code == 0 {
+		if r := harness.Run(t, f.Command(inner[0], inner[1:])); r.Code == 0 {
 			t.Fatalf("control: bwrap works inside the outer sandbox, so it does not model a host without user namespaces")
 		}
 		key := filepath.Join(f.home, ".ssh", "id_rsa")
 		want := []expect{
-			{"create:" + f.root + "/new", "ok"}, {"create:" + f.outside + "/new", "EACCES"},
+			{"create:" + f.Root + "/new", "ok"}, {"create:" + f.Outside + "/new", "EACCES"},
 			{"read:" + key, "EACCES"}, {"read:" + f.home + "/.netrc-old", "ok"},
 			{"status:CapEff", "0000000000000000"}, {"status:NoNewPrivs", "1"}, {"status:Seccomp", "2"},
 		}
-		cmd := f.aloneCmd(f.config(true), append([]string{testBinary(t)}, probes(want)...), []string{helperEnv + "=alone"}, outer...)
+		cmd := f.aloneCmd(f.config(true), append([]string{harness.Binary(t)}, probes(want)...), []string{helperEnv + "=alone"}, outer...)
 		check(t, "inside", f.probeRun(cmd), want)
-		mustNotExist(t, filepath.Join(f.outside, "new"))
+		harness.MustNotExist(t, filepath.Join(f.Outside, "new"))
 	})
 }
 
@@ -237,16 +239,16 @@ func TestAloneWhereBwrapCannot(t *testing.T) {
 // start, created by the host while the command runs, is unreadable; the
 // control without HiddenMissing shows the test would see it.
 func TestAloneHiddenAppearsLater(t *testing.T) {
-	requireLandlock(t, AloneMinABI)
-	eachIdentity(t, func(t *testing.T, id identity) {
+	harness.RequireABI(t, hostABI, MinABI)
+	harness.Each(t, func(t *testing.T, id harness.Identity) {
 		for _, tell := range []bool{true, false} {
 			f := newAloneFixture(t, id)
 			aws := filepath.Join(f.home, ".aws")
-			c := AloneConfig{Writable: []string{f.root}, NetworkDeny: true}
+			c := Config{Writable: []string{f.Root}, NetworkDeny: true}
 			if tell {
 				c.HiddenMissing = []string{aws}
 			}
-			ready, gone := filepath.Join(f.root, "ready"), filepath.Join(f.root, "go")
+			ready, gone := filepath.Join(f.Root, "ready"), filepath.Join(f.Root, "go")
 			script := "touch " + ready + "; i=0; while [ ! -e " + gone + " ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i+1)); done; cat " + aws + "/credentials"
 			cmd := f.aloneCmd(c, []string{"sh", "-c", script}, nil)
 			var out strings.Builder
@@ -260,9 +262,9 @@ func TestAloneHiddenAppearsLater(t *testing.T) {
 				}
 				time.Sleep(20 * time.Millisecond)
 			}
-			f.mkdir(aws)
-			f.write(filepath.Join(aws, "credentials"), f.secret+"\n")
-			f.write(gone, "")
+			f.Mkdir(aws)
+			f.Write(filepath.Join(aws, "credentials"), f.secret+"\n")
+			f.Write(gone, "")
 			cmd.Wait()
 			if leaked := strings.Contains(out.String(), f.secret); leaked == tell {
 				t.Errorf("HiddenMissing set %v: secret read = %v\n%s", tell, leaked, out.String())
@@ -271,12 +273,12 @@ func TestAloneHiddenAppearsLater(t *testing.T) {
 	})
 }
 
-// TestAloneGapsHold checks that the gaps AloneGaps states are real on this
+// TestAloneGapsHold checks that the gaps Gaps states are real on this
 // kernel, so the list stays true: when one of these starts failing, a
 // kernel closed the gap and the list must say so.
 func TestAloneGapsHold(t *testing.T) {
-	requireLandlock(t, AloneMinABI)
-	eachIdentity(t, func(t *testing.T, id identity) {
+	harness.RequireABI(t, hostABI, MinABI)
+	harness.Each(t, func(t *testing.T, id harness.Identity) {
 		f := newAloneFixture(t, id)
 		shmKey := 0x5a5a0000 + int(randUint16())
 		shmID, err := unix.SysvShmGet(shmKey, 4096, unix.IPC_CREAT|unix.IPC_EXCL|0o666)
@@ -284,12 +286,12 @@ func TestAloneGapsHold(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { unix.SysvShmCtl(shmID, unix.IPC_RMID, nil) })
-		mq := "zsandbox-alone-" + randHex(4)
+		mq := "zsandbox-alone-" + harness.RandHex(4)
 		if err := mqCreate(mq); err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { mqUnlink(mq) })
-		file := filepath.Join(f.outside, "file")
+		file := filepath.Join(f.Outside, "file")
 		want := []expect{
 			{"chmod:" + file + ":606", "ok"},
 			{"utime:" + file, "ok"},
@@ -309,7 +311,7 @@ func TestAloneGapsHold(t *testing.T) {
 }
 
 func randUint16() uint16 {
-	b := []byte(randHex(2))
+	b := []byte(harness.RandHex(2))
 	n, _ := strconv.ParseUint(string(b), 16, 16)
 	return uint16(n)
 }

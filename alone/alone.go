@@ -1,10 +1,17 @@
-package landlock
+// Package alone is the Landlock-only backend (--backend landlock): it
+// plans (Rules) and applies (Exec, in the confined Child) a Landlock
+// domain and zsandbox's seccomp filter without namespaces, for hosts
+// where bubblewrap cannot create them. The fence itself (the ABI table,
+// rules, their wire format, enforcement) is package landlock's.
+package alone
 
 import (
 	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
+
+	"github.com/zsandbox/zsandbox/landlock"
 )
 
 // The Landlock-only backend (--backend landlock) runs the command without
@@ -18,8 +25,8 @@ import (
 //   - writes: read-write rules on the writable roots and a few devices, and
 //     no write right anywhere else;
 //   - hidden paths: read rules on everything except them (ReadRules), so a
-//     hidden path inside a writable root cannot be enforced (CheckAlone);
-//   - devices: every entry of /dev except the harmless ones (aloneDevices)
+//     hidden path inside a writable root cannot be enforced (Check);
+//   - devices: every entry of /dev except the harmless ones (openDevices)
 //     is treated as hidden, so raw disks and /dev/kmsg do not open even for
 //     root, who owns them;
 //   - network: TCP connect and bind handled with no port allowed under
@@ -28,21 +35,21 @@ import (
 //     pathname unix sockets made outside it refused (ABI 9), unless
 //     --allow-unix-sockets.
 //
-// What it cannot do is listed by AloneGaps.
+// What it cannot do is listed by Gaps.
 
-// AloneArg is the argv[1] that makes zsandbox run as the confined child of
-// the Landlock-only backend (see Alone).
-const AloneArg = "__alone"
+// Arg is the argv[1] that makes zsandbox run as the confined child of
+// the Landlock-only backend (see Child).
+const Arg = "__alone"
 
-// AloneMinABI is the Landlock ABI the backend needs: signal and abstract
+// MinABI is the Landlock ABI the backend needs: signal and abstract
 // unix socket scoping (Linux 6.12). There is no downgrade: without them
 // nothing would stop the command signalling the caller's processes.
-const AloneMinABI = 6
+const MinABI = 6
 
-// AloneConfig is what the Landlock-only backend needs to know about a
+// Config is what the Landlock-only backend needs to know about a
 // policy. Every path is absolute, clean and symlink-free, as policy.Resolve
 // makes them.
-type AloneConfig struct {
+type Config struct {
 	// Writable are the writable roots.
 	Writable []string `json:"writable"`
 	// Hidden are the hidden paths that exist when the command starts.
@@ -59,28 +66,28 @@ type AloneConfig struct {
 	UnixSockets bool `json:"unixSockets"`
 }
 
-// aloneDevices are the entries of /dev the command may open: the device
+// openDevices are the entries of /dev the command may open: the device
 // files tools read and write, pty masters and slaves, POSIX shared memory,
 // and the links into /proc/self/fd (links get no rule: the kernel checks
 // what they point to). Everything else in /dev is unreadable and
 // unwritable.
-var aloneDevices = map[string]bool{
+var openDevices = map[string]bool{
 	"null": true, "zero": true, "full": true, "random": true, "urandom": true,
 	"tty": true, "ptmx": true, "pts": true, "shm": true,
 	"fd": true, "stdin": true, "stdout": true, "stderr": true,
 }
 
-// AloneError is a policy the Landlock-only backend cannot enforce: a hidden
+// Error is a policy the Landlock-only backend cannot enforce: a hidden
 // path within a writable root (the root's rule would grant it), a writable
 // root within a hidden path, or a writable root holding /dev or inside it
 // (but for /dev/shm). Nothing runs.
-type AloneError struct {
+type Error struct {
 	Path    string // the hidden path, or /dev
 	Root    string // the writable root
 	Missing bool   // the hidden path does not exist yet
 }
 
-func (e *AloneError) Error() string {
+func (e *Error) Error() string {
 	switch {
 	case e.Path == "/dev":
 		return fmt.Sprintf("--backend landlock: writable root %q would open device files in /dev, which this backend keeps closed (only /dev/shm may be writable)", e.Root)
@@ -95,61 +102,51 @@ func (e *AloneError) Error() string {
 }
 
 // Hint names the ways out.
-func (e *AloneError) Hint() string {
+func (e *Error) Hint() string {
 	if e.Path == "/dev" {
 		return "name a --writable root outside /dev"
 	}
 	return fmt.Sprintf("run from a directory that does not contain %s (--cwd), drop the --writable root that does, or use --backend bwrap where user namespaces work", e.Path)
 }
 
-// AloneABIError means the kernel's Landlock cannot carry the backend.
-type AloneABIError struct {
+// ABIError means the kernel's Landlock cannot carry the backend.
+type ABIError struct {
 	ABI int // the kernel's Landlock ABI; 0: none
 }
 
-func (e *AloneABIError) Error() string {
+func (e *ABIError) Error() string {
 	if e.ABI == 0 {
 		return "--backend landlock: this kernel has no Landlock"
 	}
 	return fmt.Sprintf("--backend landlock: the kernel offers Landlock ABI %d, the backend needs ABI %d (signal and abstract unix socket scoping)",
-		e.ABI, AloneMinABI)
+		e.ABI, MinABI)
 }
 
 // Hint says how to get Landlock, or how to do without it.
-func (e *AloneABIError) Hint() string {
+func (e *ABIError) Hint() string {
 	return fmt.Sprintf("Landlock ABI %d needs Linux %s or newer with landlock in the lsm= boot parameter; or use --backend bwrap where user namespaces work",
-		AloneMinABI, KernelFor(AloneMinABI))
+		MinABI, landlock.KernelFor(MinABI))
 }
 
-// CommandError is a command that could not be executed: Code is 127 when
-// it was not found, 126 when it was found but could not be executed. The
-// sandbox was built; the command did not run.
-type CommandError struct {
-	Code int
-	Msg  string // "NAME: command not found", "PATH: cannot execute: REASON"
-}
-
-func (e *CommandError) Error() string { return e.Msg }
-
-// CheckAlone returns an *AloneError when c cannot be enforced without
+// Check returns an *Error when c cannot be enforced without
 // namespaces, and nil otherwise. A hidden path inside a writable root is
 // refused whether it exists (the root's rule would grant it) or not (the
 // command could create it, and a created settings file would widen every
 // later run).
-func CheckAlone(c AloneConfig) error {
+func Check(c Config) error {
 	for _, r := range c.Writable {
 		for _, h := range c.Hidden {
 			if within(h, r) || within(r, h) {
-				return &AloneError{Path: h, Root: r}
+				return &Error{Path: h, Root: r}
 			}
 		}
 		for _, h := range c.HiddenMissing {
 			if within(h, r) {
-				return &AloneError{Path: h, Root: r, Missing: true}
+				return &Error{Path: h, Root: r, Missing: true}
 			}
 		}
 		if within("/dev", r) || (within(r, "/dev") && !within(r, "/dev/shm")) {
-			return &AloneError{Path: "/dev", Root: r}
+			return &Error{Path: "/dev", Root: r}
 		}
 	}
 	return nil
@@ -162,25 +159,25 @@ func within(p, root string) bool {
 	return p == root || root == "/" || strings.HasPrefix(p, root+"/")
 }
 
-// AloneRules plans the Landlock domain of the Landlock-only backend for c on
+// Rules plans the Landlock domain of the Landlock-only backend for c on
 // a kernel with ABI abi. exists and list look at the file system as for
 // ReadRules (list is asked for /dev and for the directories above hidden
-// paths). It returns an *AloneError or *AloneABIError when the backend must
+// paths). It returns an *Error or *ABIError when the backend must
 // refuse.
-func AloneRules(c AloneConfig, abi int, exists func(string) (isDir, ok bool), list func(string) []string) (Ruleset, error) {
-	if err := CheckAlone(c); err != nil {
-		return Ruleset{}, err
+func Rules(c Config, abi int, exists func(string) (isDir, ok bool), list func(string) []string) (landlock.Ruleset, error) {
+	if err := Check(c); err != nil {
+		return landlock.Ruleset{}, err
 	}
-	if abi < AloneMinABI {
-		return Ruleset{}, &AloneABIError{ABI: max(abi, 0)}
+	if abi < MinABI {
+		return landlock.Ruleset{}, &ABIError{ABI: max(abi, 0)}
 	}
-	rs := Rules(Config{Mode: ModeRequire, Writable: c.Writable, NetworkDeny: c.NetworkDeny, UnixSockets: c.UnixSockets}, abi)
+	rs := landlock.Rules(landlock.Config{Mode: landlock.ModeRequire, Writable: c.Writable, NetworkDeny: c.NetworkDeny, UnixSockets: c.UnixSockets}, abi)
 	rs.Mode = ""
-	reads, err := ReadRules(aloneHidden(c, list), exists, list)
+	reads, err := ReadRules(hiddenPaths(c, list), exists, list)
 	if err != nil {
-		return Ruleset{}, fmt.Errorf("--backend landlock: %w", err)
+		return landlock.Ruleset{}, fmt.Errorf("--backend landlock: %w", err)
 	}
-	var paths []PathRule
+	var paths []landlock.PathRule
 	for _, p := range reads {
 		// Listed a moment ago: a path gone by the time the rule is added
 		// needs no rule, and one turned into a symlink must not carry the
@@ -189,24 +186,24 @@ func AloneRules(c AloneConfig, abi int, exists func(string) (isDir, ok bool), li
 		paths = mergeRule(paths, p, rs.HandledFS)
 	}
 	for _, w := range c.Writable {
-		paths = mergeRule(paths, PathRule{Path: w, Access: readAccess | writeAccess, Exact: true}, rs.HandledFS)
+		paths = mergeRule(paths, landlock.PathRule{Path: w, Access: landlock.ReadAccess | landlock.WriteAccess, Exact: true}, rs.HandledFS)
 	}
-	for _, d := range append(devices, "/dev/random", "/dev/urandom") {
-		paths = mergeRule(paths, PathRule{Path: d, Access: deviceAccess, IfExists: true}, rs.HandledFS)
+	for _, d := range append(landlock.Devices, "/dev/random", "/dev/urandom") {
+		paths = mergeRule(paths, landlock.PathRule{Path: d, Access: landlock.DeviceAccess, IfExists: true}, rs.HandledFS)
 	}
-	for _, d := range deviceDirs {
-		paths = mergeRule(paths, PathRule{Path: d, Access: readAccess | writeAccess, IfExists: true}, rs.HandledFS)
+	for _, d := range landlock.DeviceDirs {
+		paths = mergeRule(paths, landlock.PathRule{Path: d, Access: landlock.ReadAccess | landlock.WriteAccess, IfExists: true}, rs.HandledFS)
 	}
 	rs.Paths = paths
 	return rs, nil
 }
 
-// aloneHidden is what ReadRules must leave unreadable: the hidden paths and
+// hiddenPaths is what ReadRules must leave unreadable: the hidden paths and
 // every entry of /dev but the harmless ones.
-func aloneHidden(c AloneConfig, list func(string) []string) []string {
+func hiddenPaths(c Config, list func(string) []string) []string {
 	hidden := append(append([]string{}, c.Hidden...), c.HiddenMissing...)
 	for _, name := range list("/dev") {
-		if !aloneDevices[name] {
+		if !openDevices[name] {
 			hidden = append(hidden, "/dev/"+name)
 		}
 	}
@@ -214,7 +211,7 @@ func aloneHidden(c AloneConfig, list func(string) []string) []string {
 }
 
 // mergeRule adds p to rules, or widens the rule already on p.Path.
-func mergeRule(rules []PathRule, p PathRule, handled AccessFS) []PathRule {
+func mergeRule(rules []landlock.PathRule, p landlock.PathRule, handled landlock.AccessFS) []landlock.PathRule {
 	p.Access &= handled
 	for i := range rules {
 		if rules[i].Path == p.Path {
@@ -228,13 +225,13 @@ func mergeRule(rules []PathRule, p PathRule, handled AccessFS) []PathRule {
 	return append(rules, p)
 }
 
-// errNoCommand is ExecAlone without a command.
+// errNoCommand is Exec without a command.
 var errNoCommand = errors.New("--backend landlock: no command")
 
-// AloneGaps lists, one protection per line, what the Landlock-only backend
+// Gaps lists, one protection per line, what the Landlock-only backend
 // does not give that the bubblewrap backend does. The CLI shows them in
-// explain; AloneWarning sums them up.
-func AloneGaps() []string {
+// explain; Warning sums them up.
+func Gaps() []string {
 	return []string{
 		"no PID namespace: the command sees every host process in /proc (command lines, status); " +
 			"Landlock refuses its signals to processes outside the sandbox (scoping, ABI 6) and its ptrace access to them " +
@@ -261,9 +258,9 @@ func AloneGaps() []string {
 	}
 }
 
-// AloneWarning is the one line the CLI prints (after "zsandbox: warning: ")
+// Warning is the one line the CLI prints (after "zsandbox: warning: ")
 // each time the Landlock-only backend runs.
-func AloneWarning() string {
+func Warning() string {
 	return "--backend landlock runs without namespaces: host processes stay visible, protected paths are writable " +
 		"inside writable roots, and file metadata (chmod, timestamps) outside them is not fenced; " +
 		"writes, hidden paths, network, signals and devices are fenced by Landlock and seccomp"

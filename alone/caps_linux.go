@@ -1,6 +1,6 @@
 //go:build linux
 
-package landlock
+package alone
 
 import (
 	"errors"
@@ -18,7 +18,7 @@ const capSetPCAP = 8
 // dropPrivileges sets no_new_privs and drops every capability of the
 // calling thread, then checks that the kernel agrees. Like every
 // credential change it applies to this thread only, which is the one that
-// execve's the command (see ExecAlone).
+// execve's the command (see Exec).
 //
 // No capability survives execve: the permitted, effective, inheritable and
 // ambient sets are emptied, and so is the bounding set when the thread

@@ -1,24 +1,26 @@
-package landlock
+package alone
 
 import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/zsandbox/zsandbox/internal/harness"
 )
 
 // TestReadRulesKernel applies ReadRules for real: the hidden directory and
 // file cannot be read, their siblings and the rest of the machine can.
 func TestReadRulesKernel(t *testing.T) {
-	requireLandlock(t, 1)
-	eachIdentity(t, func(t *testing.T, id identity) {
-		f := newFixture(t, id)
-		home := filepath.Join(f.base, "home")
-		f.mkdir(filepath.Join(home, ".ssh"))
-		f.mkdir(filepath.Join(home, "proj"))
-		f.write(filepath.Join(home, ".ssh", "id_rsa"), "secret\n")
-		f.write(filepath.Join(home, ".netrc"), "secret\n")
-		f.write(filepath.Join(home, ".netrc-old"), "fine\n")
-		f.write(filepath.Join(home, "proj", "main.go"), "fine\n")
+	harness.RequireABI(t, hostABI, 1)
+	harness.Each(t, func(t *testing.T, id harness.Identity) {
+		f := harness.NewFixture(t, id)
+		home := filepath.Join(f.Base, "home")
+		f.Mkdir(filepath.Join(home, ".ssh"))
+		f.Mkdir(filepath.Join(home, "proj"))
+		f.Write(filepath.Join(home, ".ssh", "id_rsa"), "secret\n")
+		f.Write(filepath.Join(home, ".netrc"), "secret\n")
+		f.Write(filepath.Join(home, ".netrc-old"), "fine\n")
+		f.Write(filepath.Join(home, "proj", "main.go"), "fine\n")
 		probes := map[string]string{
 			"read:" + home + "/.ssh/id_rsa":  "EACCES",
 			"list:" + home + "/.ssh":         "EACCES",
@@ -27,7 +29,7 @@ func TestReadRulesKernel(t *testing.T) {
 			"read:" + home + "/.netrc-old":   "ok",
 			"read:" + home + "/proj/main.go": "ok",
 			"list:" + home + "/proj":         "ok",
-			"read:" + f.outside + "/file":    "ok",
+			"read:" + f.Outside + "/file":    "ok",
 			"read:/etc/passwd":               "ok",
 			"create:" + home + "/proj/new":   "EACCES", // no write rule at all
 		}
@@ -35,13 +37,13 @@ func TestReadRulesKernel(t *testing.T) {
 		for p := range probes {
 			args = append(args, p)
 		}
-		r := run(t, f.command(testBinary(t), args, helperEnv+"=readrules"))
-		if r.code != 0 {
-			t.Fatalf("helper exit %d: %s", r.code, r.stderr)
+		r := harness.Run(t, f.Command(harness.Binary(t), args, helperEnv+"=readrules"))
+		if r.Code != 0 {
+			t.Fatalf("helper exit %d: %s", r.Code, r.Stderr)
 		}
-		lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
+		lines := strings.Split(strings.TrimSpace(r.Stdout), "\n")
 		if len(lines) != len(probes) {
-			t.Fatalf("helper printed:\n%s", r.stdout)
+			t.Fatalf("helper printed:\n%s", r.Stdout)
 		}
 		for _, line := range lines {
 			p, got, _ := strings.Cut(line, " -> ")

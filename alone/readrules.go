@@ -1,9 +1,11 @@
-package landlock
+package alone
 
 import (
 	"fmt"
 	"path/filepath"
 	"sort"
+
+	"github.com/zsandbox/zsandbox/landlock"
 )
 
 // ReadRules computes, for the Landlock-only backend, the read rules that
@@ -26,7 +28,7 @@ import (
 // them after the rules were made are unreadable. What it cannot see: a hard
 // link or bind mount of a hidden file at a granted path shares the hidden
 // file's inode, and a rule on it grants the hidden file too.
-func ReadRules(hidden []string, exists func(path string) (isDir, ok bool), list func(dir string) []string) ([]PathRule, error) {
+func ReadRules(hidden []string, exists func(path string) (isDir, ok bool), list func(dir string) []string) ([]landlock.PathRule, error) {
 	hide := map[string]bool{}
 	for _, h := range hidden {
 		if !filepath.IsAbs(h) {
@@ -35,17 +37,17 @@ func ReadRules(hidden []string, exists func(path string) (isDir, ok bool), list 
 		hide[filepath.Clean(h)] = true
 	}
 	cut := cutDirs(hide, exists)
-	var out []PathRule
+	var out []landlock.PathRule
 	var grant func(p string, isDir bool)
 	grant = func(p string, isDir bool) {
 		switch {
 		case hide[p]:
 		case !cut[p]:
-			a := readAccess
+			a := landlock.ReadAccess
 			if !isDir {
-				a &= fileAccess
+				a &= landlock.FileAccess
 			}
-			out = append(out, PathRule{Path: p, Access: a})
+			out = append(out, landlock.PathRule{Path: p, Access: a})
 		default:
 			names := list(p)
 			sort.Strings(names)
