@@ -222,28 +222,36 @@ func watchStatus(r *os.File, started func(int)) statusWatch {
 	w := statusWatch{childPid: make(chan int, 1), result: make(chan status, 1)}
 	go func() {
 		defer r.Close()
-		var st status
-		dec := json.NewDecoder(r)
-		for {
-			var doc struct {
-				ChildPid *int `json:"child-pid"`
-				ExitCode *int `json:"exit-code"`
-			}
-			if dec.Decode(&doc) != nil {
-				break
-			}
-			if doc.ChildPid != nil {
-				st.childPid = *doc.ChildPid
-				started(st.childPid)
-				w.childPid <- st.childPid
-			}
-			if doc.ExitCode != nil {
-				st.exitCode = doc.ExitCode
-			}
-		}
-		w.result <- st
+		w.result <- decodeStatus(r, func(pid int) {
+			started(pid)
+			w.childPid <- pid
+		})
 	}()
 	return w
+}
+
+// decodeStatus reads bwrap's JSON status documents from r until it ends or
+// holds something else, calling onChild with the sandbox's init as soon as
+// bwrap names it.
+func decodeStatus(r io.Reader, onChild func(int)) status {
+	var st status
+	dec := json.NewDecoder(r)
+	for {
+		var doc struct {
+			ChildPid *int `json:"child-pid"`
+			ExitCode *int `json:"exit-code"`
+		}
+		if dec.Decode(&doc) != nil {
+			return st
+		}
+		if doc.ChildPid != nil {
+			st.childPid = *doc.ChildPid
+			onChild(st.childPid)
+		}
+		if doc.ExitCode != nil {
+			st.exitCode = doc.ExitCode
+		}
+	}
 }
 
 // forward delivers sig to the command's process group. The sandbox's init

@@ -22,7 +22,11 @@ var ErrNotFound = errors.New("bubblewrap (bwrap) is not installed")
 // planted in ~/bin, in cwd or in any earlier run's writable root is never
 // run; relative PATH entries are never searched.
 func Find(pathEnv string, trusted func(path string) (string, error)) (string, error) {
-	dirs := append([]string{filepath.Dir(SystemPath)}, filepath.SplitList(pathEnv)...)
+	return find(append([]string{filepath.Dir(SystemPath)}, filepath.SplitList(pathEnv)...), trusted)
+}
+
+// find is Find over dirs, in order.
+func find(dirs []string, trusted func(path string) (string, error)) (string, error) {
 	var refused error
 	for _, dir := range dirs {
 		if !filepath.IsAbs(dir) {

@@ -64,7 +64,7 @@ func planStdio(fenced func(stdStream) bool, inPlace bool) (stdio, error) {
 	for fd := range plan {
 		s, err := readStream(fd)
 		if err != nil {
-			return plan, exit.Sandbox(fmt.Sprintf("%s: %v; the command did not run", streamNames[fd], err))
+			return plan, exit.NotRun(fmt.Sprintf("%s: %v", streamNames[fd], err))
 		}
 		f := fd == 0 && s.kind == kindFile && !inPlace && fenced(s)
 		if plan[fd], err = stdioPlan(s, f, inPlace); err != nil {
@@ -83,7 +83,7 @@ func copyIn(in *os.File, use streamUse) (*os.File, error) {
 	}
 	r, w, err := os.Pipe()
 	if err != nil {
-		return nil, exit.Sandbox("stdin pipe: " + err.Error() + "; the command did not run")
+		return nil, exit.NotRun("stdin pipe: " + err.Error())
 	}
 	go func() {
 		io.Copy(w, readerOnly{in})
