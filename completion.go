@@ -53,15 +53,30 @@ func completionWords(app *cli.App) map[string][]string {
 	return out
 }
 
+// bashCompletion writes the bash function: the commands for the first
+// word, the command's flags after it, and after "--" the names of
+// commands (what exec runs); else files (-o default).
 func bashCompletion(w io.Writer, words map[string][]string) error {
-	var cmds []string
-	fmt.Fprintln(w, "_zsandbox() {\n  local cur=${COMP_WORDS[COMP_CWORD]}\n  case ${COMP_WORDS[1]} in")
-	for _, name := range sortedKeys(words) {
-		cmds = append(cmds, name)
+	names := sortedKeys(words)
+	fmt.Fprintf(w, `_zsandbox() {
+  local cur=${COMP_WORDS[COMP_CWORD]} i
+  COMPREPLY=()
+  for ((i = 2; i < COMP_CWORD; i++)); do
+    if [[ ${COMP_WORDS[i]} == -- ]]; then
+      COMPREPLY=($(compgen -c -- "$cur"))
+      return
+    fi
+  done
+  if ((COMP_CWORD == 1)); then
+    COMPREPLY=($(compgen -W %q -- "$cur"))
+    return
+  fi
+  case ${COMP_WORDS[1]} in
+`, strings.Join(names, " "))
+	for _, name := range names {
 		fmt.Fprintf(w, "    %s) COMPREPLY=($(compgen -W %q -- \"$cur\")) ;;\n", name, strings.Join(words[name], " "))
 	}
-	fmt.Fprintf(w, "    *) COMPREPLY=($(compgen -W %q -- \"$cur\")) ;;\n  esac\n}\ncomplete -o default -F _zsandbox zsandbox\n",
-		strings.Join(cmds, " "))
+	fmt.Fprint(w, "  esac\n}\ncomplete -o default -F _zsandbox zsandbox\n")
 	return nil
 }
 

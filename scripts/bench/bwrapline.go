@@ -59,7 +59,7 @@ func directBwrap(env runEnv, argv []string, viaArgs bool) (*variant, error) {
 	if err != nil {
 		return nil, err
 	}
-	files, missing, rewind, err := descriptors(l.options)
+	files, missing, rewind, err := descriptors(l.options, filepath.Dir(env.dir))
 	if err != nil {
 		return nil, err
 	}
@@ -91,8 +91,9 @@ const (
 // fd number the option names. rewind seeks the files bwrap reads to their
 // start, since every run shares one open file.
 // missing are the bind destinations that did not exist (see
-// removeMountPoints).
-func descriptors(options []string) (files []*os.File, missing []string, rewind func(), err error) {
+// removeMountPoints); their stand-ins are made in scratch, outside the
+// project.
+func descriptors(options []string, scratch string) (files []*os.File, missing []string, rewind func(), err error) {
 	var bpf *os.File
 	for i := 0; i+1 < len(options); i++ {
 		var f *os.File
@@ -116,7 +117,7 @@ func descriptors(options []string) (files []*os.File, missing []string, rewind f
 				f, err = os.OpenFile(options[i+2], unix.O_PATH, 0)
 				if errors.Is(err, fs.ErrNotExist) {
 					missing = append(missing, missingFrom(options[i+2])...)
-					f, err = standIn(options[i+2])
+					f, err = standIn(scratch, options[i+2])
 				}
 			}
 		case "--args", "--block-fd", "--userns-block-fd", "--sync-fd", "--userns", "--userns2", "--pidns":
@@ -136,14 +137,14 @@ func descriptors(options []string) (files []*os.File, missing []string, rewind f
 	return files, missing, func() { seekStart(bpf) }, nil
 }
 
-// standIn is a read-only file outside the project holding what exec's
-// placeholder for path would hold, opened as a path descriptor.
-func standIn(path string) (*os.File, error) {
-	tmp, err := os.CreateTemp("", "zsandbox-bench-placeholder-")
+// standIn is a read-only file in scratch holding what exec's placeholder
+// for path would hold, opened as a path descriptor. (bwrap binds it by its
+// /proc/self/fd link, so it must stay until the benchmark ends.)
+func standIn(scratch, path string) (*os.File, error) {
+	tmp, err := os.CreateTemp(scratch, "placeholder-")
 	if err != nil {
 		return nil, err
 	}
-	defer os.Remove(tmp.Name()) // the path descriptor keeps it
 	defer tmp.Close()
 	if _, err := tmp.WriteString(policy.PlaceholderContent(path)); err != nil {
 		return nil, err
