@@ -59,20 +59,3 @@ func runExplain(c *cli.Context) error {
 	}
 	return nil
 }
-
-func lstatKind(path string) (isDir, ok bool) {
-	fi, err := os.Lstat(path)
-	if err != nil {
-		return false, false
-	}
-	return fi.IsDir(), fi.Mode()&os.ModeSymlink == 0
-}
-
-func readDirNames(dir string) []string {
-	ents, _ := os.ReadDir(dir)
-	names := make([]string, len(ents))
-	for i, e := range ents {
-		names[i] = e.Name()
-	}
-	return names
-}

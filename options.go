@@ -5,6 +5,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/zsandbox/zsandbox/alone"
 	"github.com/zsandbox/zsandbox/exit"
 	"github.com/zsandbox/zsandbox/landlock"
 	"github.com/zsandbox/zsandbox/plan"
@@ -104,7 +105,7 @@ func runSettings(c *cli.Context, set policy.Settings, host policy.Host) (runConf
 	rc.Landlock = mode
 	rc.LandlockABI = landlock.ABI()
 	rc.Exe = host.Exe
-	rc.FS = plan.FS{Kind: lstatKind, List: readDirNames}
+	rc.FS = plan.FS{Kind: alone.Kind, List: alone.List}
 	if f := pick(c, "seccomp-profile", set.SeccompProfile); f != "" {
 		if rc.SeccompProfile, err = policy.Expand(f, host.Home, host.Cwd); err != nil {
 			return rc, exit.Usagef("--seccomp-profile: %v", err)

@@ -8,10 +8,9 @@ package alone
 import (
 	"errors"
 	"fmt"
-	"path/filepath"
-	"strings"
 
 	"github.com/zsandbox/zsandbox/landlock"
+	"github.com/zsandbox/zsandbox/policy"
 )
 
 // The Landlock-only backend (--backend landlock) runs the command without
@@ -91,7 +90,7 @@ func (e *Error) Error() string {
 	switch {
 	case e.Path == "/dev":
 		return fmt.Sprintf("--backend landlock: writable root %q would open device files in /dev, which this backend keeps closed (only /dev/shm may be writable)", e.Root)
-	case within(e.Root, e.Path) && e.Root != e.Path:
+	case policy.Within(e.Root, e.Path) && e.Root != e.Path:
 		return fmt.Sprintf("--backend landlock: writable root %q lies inside hidden path %q", e.Root, e.Path)
 	case e.Missing:
 		return fmt.Sprintf("--backend landlock: hidden path %q does not exist and lies inside writable root %q; without mounts nothing stops the command creating it, and what it creates there (a settings file, ~/.ssh/authorized_keys) would be obeyed outside the sandbox and by the next run",
@@ -136,27 +135,20 @@ func (e *ABIError) Hint() string {
 func Check(c Config) error {
 	for _, r := range c.Writable {
 		for _, h := range c.Hidden {
-			if within(h, r) || within(r, h) {
+			if policy.Within(h, r) || policy.Within(r, h) {
 				return &Error{Path: h, Root: r}
 			}
 		}
 		for _, h := range c.HiddenMissing {
-			if within(h, r) {
+			if policy.Within(h, r) {
 				return &Error{Path: h, Root: r, Missing: true}
 			}
 		}
-		if within("/dev", r) || (within(r, "/dev") && !within(r, "/dev/shm")) {
+		if policy.Within("/dev", r) || (policy.Within(r, "/dev") && !policy.Within(r, "/dev/shm")) {
 			return &Error{Path: "/dev", Root: r}
 		}
 	}
 	return nil
-}
-
-// within reports whether p is root or lies beneath it, by whole path
-// components ("/repo-evil" is not within "/repo").
-func within(p, root string) bool {
-	p, root = filepath.Clean(p), filepath.Clean(root)
-	return p == root || root == "/" || strings.HasPrefix(p, root+"/")
 }
 
 // Rules plans the Landlock domain of the Landlock-only backend for c on

@@ -12,6 +12,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/zsandbox/zsandbox/exit"
+	"github.com/zsandbox/zsandbox/internal/fds"
 	"github.com/zsandbox/zsandbox/landlock"
 )
 
@@ -72,7 +73,7 @@ func execPlanned(rs landlock.Ruleset, bpf []byte, argv, env []string, dir string
 
 // RulesHost is Rules over this host's file system.
 func RulesHost(c Config, abi int) (landlock.Ruleset, error) {
-	return Rules(c, abi, lstatKind, readDirNames)
+	return Rules(c, abi, Kind, List)
 }
 
 // BPFFD is the descriptor on which Child reads the seccomp program.
@@ -127,31 +128,8 @@ func execChild(rs landlock.Ruleset, prog []unix.SockFilter, argv, env []string, 
 	if err := loadFilter(prog); err != nil {
 		return fmt.Errorf("--backend landlock: seccomp filter: %w", err)
 	}
-	if err := landlock.CloseInherited(); err != nil {
+	if err := fds.CloseInherited(); err != nil {
 		return fmt.Errorf("--backend landlock: closing inherited descriptors: %w", err)
 	}
 	return landlock.Execvp(argv, env)
-}
-
-// lstatKind reports what is at a path for ReadRules, without following a
-// final symlink.
-func lstatKind(path string) (isDir, ok bool) {
-	var st unix.Stat_t
-	if unix.Lstat(path, &st) != nil {
-		return false, false
-	}
-	mode := st.Mode & unix.S_IFMT
-	return mode == unix.S_IFDIR, mode != unix.S_IFLNK
-}
-
-// readDirNames lists a directory for ReadRules; a directory that cannot be
-// listed yields nothing, so nothing beneath it is granted.
-func readDirNames(dir string) []string {
-	f, err := os.Open(dir)
-	if err != nil {
-		return nil
-	}
-	defer f.Close()
-	names, _ := f.Readdirnames(-1)
-	return names
 }

@@ -47,7 +47,7 @@ func readRulesHelper(args []string) int {
 			break
 		}
 	}
-	rules, err := ReadRules(hidden, lstatKind, readDirNames)
+	rules, err := ReadRules(hidden, Kind, List)
 	if err != nil {
 		return harness.Fatalf("%v", err)
 	}

@@ -9,7 +9,9 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
 	"github.com/zsandbox/zsandbox/landlock"
+	"github.com/zsandbox/zsandbox/policy"
 )
 
 // fakeFS is a file tree: path -> kind ("d" dir, "f" file, "l" symlink).
@@ -154,7 +156,7 @@ func checkReadRules(fs fakeFS, all, hidden []string, rules []landlock.PathRule) 
 		for _, h := range hidden {
 			// A rule on a file above a hidden path is fine: nothing can
 			// exist beneath a file.
-			if withinPath(rule.Path, h) || withinPath(h, rule.Path) && fs[rule.Path] == "d" {
+			if policy.Within(rule.Path, h) || policy.Within(h, rule.Path) && fs[rule.Path] == "d" {
 				return fmt.Sprintf("rule %s overlaps hidden %s", rule.Path, h)
 			}
 		}
@@ -165,11 +167,11 @@ func checkReadRules(fs fakeFS, all, hidden []string, rules []landlock.PathRule) 
 		}
 		hiddenOrCut := false
 		for _, h := range hidden {
-			hiddenOrCut = hiddenOrCut || withinPath(p, h) || withinPath(h, p) && fs[p] == "d"
+			hiddenOrCut = hiddenOrCut || policy.Within(p, h) || policy.Within(h, p) && fs[p] == "d"
 		}
 		covering := 0
 		for _, rule := range rules {
-			if withinPath(p, rule.Path) {
+			if policy.Within(p, rule.Path) {
 				covering++
 			}
 		}
@@ -197,9 +199,4 @@ func randomTree(r *rand.Rand) fakeFS {
 		}
 	}
 	return fs
-}
-
-// withinPath reports whether p is root or beneath it, by whole components.
-func withinPath(p, root string) bool {
-	return p == root || root == "/" || strings.HasPrefix(p, root+"/")
 }

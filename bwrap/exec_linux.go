@@ -18,6 +18,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/zsandbox/zsandbox/internal/fds"
 )
 
 // Run is one bwrap invocation.
@@ -132,14 +134,11 @@ func planFile(src string) (*os.File, error) {
 	if src == "" {
 		return os.Open(os.DevNull)
 	}
-	fd, err := unix.Openat2(unix.AT_FDCWD, src, &unix.OpenHow{
-		Flags:   unix.O_PATH | unix.O_CLOEXEC,
-		Resolve: unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_MAGICLINKS,
-	})
+	f, err := fds.OpenExactFile(unix.AT_FDCWD, src, unix.O_PATH, false)
 	if err != nil {
 		return nil, &ChangedError{Path: src, Err: err}
 	}
-	return os.NewFile(uintptr(fd), src), nil
+	return f, nil
 }
 
 // ChangedError means a path the policy resolved is no longer what it was
@@ -190,18 +189,8 @@ func closeAll(files []*os.File) {
 // caller's socket, a terminal, a credential file) would otherwise pass
 // through bwrap into the sandbox.
 func CloseInherited() error {
-	err := unix.CloseRange(3, ^uint(0), unix.CLOSE_RANGE_CLOEXEC)
-	if err == nil {
-		return nil
-	}
-	ents, rerr := os.ReadDir("/proc/self/fd")
-	if rerr != nil {
+	if err := fds.CloseInherited(); err != nil {
 		return fmt.Errorf("closing inherited descriptors: %w", err)
-	}
-	for _, e := range ents {
-		if fd, err := strconv.Atoi(e.Name()); err == nil && fd > 2 {
-			unix.CloseOnExec(fd)
-		}
 	}
 	return nil
 }

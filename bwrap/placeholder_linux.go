@@ -18,6 +18,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/zsandbox/zsandbox/internal/fds"
 	"github.com/zsandbox/zsandbox/policy"
 )
 
@@ -251,14 +252,7 @@ func (ph *Placeholders) mkdirs(root, dir string) (*os.File, error) {
 
 // openBeneath opens the directory name in d, following no symlink.
 func openBeneath(d *os.File, name string) (*os.File, error) {
-	fd, err := unix.Openat2(int(d.Fd()), name, &unix.OpenHow{
-		Flags:   unix.O_RDONLY | unix.O_DIRECTORY | unix.O_CLOEXEC,
-		Resolve: unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_MAGICLINKS | unix.RESOLVE_BENEATH,
-	})
-	if err != nil {
-		return nil, err
-	}
-	return os.NewFile(uintptr(fd), name), nil
+	return fds.OpenExactFile(int(d.Fd()), name, unix.O_RDONLY|unix.O_DIRECTORY, true)
 }
 
 // share joins a placeholder another run made.
@@ -531,14 +525,7 @@ func unlinkAt(d *os.File, base string, flags int) error {
 // outside the sandbox with the caller's rights, after the sandbox is gone,
 // and must not follow a symlink a sandboxed command swapped into a parent.
 func openExact(path string, flags int) (*os.File, error) {
-	fd, err := unix.Openat2(unix.AT_FDCWD, path, &unix.OpenHow{
-		Flags:   uint64(flags | unix.O_CLOEXEC),
-		Resolve: unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_MAGICLINKS,
-	})
-	if err != nil {
-		return nil, err
-	}
-	return os.NewFile(uintptr(fd), path), nil
+	return fds.OpenExactFile(unix.AT_FDCWD, path, flags, false)
 }
 
 func warnLeft(path string, err error) {

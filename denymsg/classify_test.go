@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/zsandbox/zsandbox/policy"
 )
 
 // facts is a sandbox like the default one: cwd /home/u/proj.
@@ -168,8 +170,8 @@ func TestUnder(t *testing.T) {
 		{"/", "/", true},
 	}
 	for _, tt := range tests {
-		if got := under(tt.p, tt.root); got != tt.want {
-			t.Errorf("under(%q, %q) = %v, want %v", tt.p, tt.root, got, tt.want)
+		if got := policy.Within(tt.p, tt.root); got != tt.want {
+			t.Errorf("policy.Within(%q, %q) = %v, want %v", tt.p, tt.root, got, tt.want)
 		}
 	}
 }

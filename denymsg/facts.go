@@ -3,6 +3,8 @@ package denymsg
 import (
 	"path"
 	"strings"
+
+	"github.com/zsandbox/zsandbox/policy"
 )
 
 // Facts is what the recogniser knows about the sandbox the command ran in.
@@ -60,15 +62,6 @@ func cleanAll(ps []string) []string {
 	return out
 }
 
-// under reports whether p is root or lies below it, comparing whole path
-// components: /repo-evil is not under /repo, and /repo is not under /repo-evil.
-func under(p, root string) bool {
-	if root == "/" {
-		return strings.HasPrefix(p, "/")
-	}
-	return p == root || strings.HasPrefix(p, root) && p[len(root)] == '/'
-}
-
 // within returns the most specific entry of list that p lies under.
 func within(p string, list []string) (string, bool) {
 	best, found := "", false
@@ -77,7 +70,7 @@ func within(p string, list []string) (string, bool) {
 			continue
 		}
 		e = path.Clean(e)
-		if under(p, e) && (!found || len(e) > len(best)) {
+		if policy.Within(p, e) && (!found || len(e) > len(best)) {
 			best, found = e, true
 		}
 	}

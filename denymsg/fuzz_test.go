@@ -10,6 +10,8 @@ import (
 	"unicode"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/zsandbox/zsandbox/policy"
 )
 
 // FuzzStream feeds arbitrary output, split at an arbitrary point, and checks
@@ -60,11 +62,11 @@ func checkFinding(t *testing.T, fd Finding, f Facts) {
 	}
 	switch fd.Kind {
 	case KindHidden:
-		if !slices.Contains(f.Hidden, fd.Entry) || !under(fd.Path, fd.Entry) {
+		if !slices.Contains(f.Hidden, fd.Entry) || !policy.Within(fd.Path, fd.Entry) {
 			t.Errorf("hidden finding %+v: entry not a hidden path above it", fd)
 		}
 	case KindProtected:
-		if !slices.Contains(f.Protected, fd.Entry) || !under(fd.Path, fd.Entry) {
+		if !slices.Contains(f.Protected, fd.Entry) || !policy.Within(fd.Path, fd.Entry) {
 			t.Errorf("protected finding %+v: entry not a protected path above it", fd)
 		}
 	}

@@ -10,6 +10,8 @@ import (
 	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/zsandbox/zsandbox/internal/fds"
 )
 
 // ABI returns the kernel's Landlock ABI version, 0 when Landlock is missing
@@ -141,9 +143,7 @@ func openRulePath(p PathRule) (fd int, mode uint32, err error) {
 		flags |= unix.O_NOFOLLOW
 	}
 	if p.Exact {
-		fd, err = unix.Openat2(unix.AT_FDCWD, p.Path, &unix.OpenHow{
-			Flags: uint64(flags), Resolve: unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_MAGICLINKS,
-		})
+		fd, err = fds.OpenExact(unix.AT_FDCWD, p.Path, flags, false)
 	} else {
 		fd, err = unix.Open(p.Path, flags, 0)
 	}

@@ -13,6 +13,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/zsandbox/zsandbox/exit"
+	"github.com/zsandbox/zsandbox/internal/fds"
 )
 
 // Stage2 is zsandbox's second stage: args are the arguments after
@@ -52,7 +53,7 @@ func Stage2(args []string) error {
 		}
 		return exit.NotRun("landlock: " + errMessage(err))
 	}
-	if err := CloseInherited(); err != nil {
+	if err := fds.CloseInherited(); err != nil {
 		return exit.NotRun("closing inherited descriptors: " + errMessage(err))
 	}
 	return Execvp(argv, os.Environ())
@@ -82,28 +83,6 @@ func errMessage(err error) string {
 		return strings.TrimSuffix(msg, e.Error()) + errText(e)
 	}
 	return err.Error()
-}
-
-// CloseInherited marks every descriptor above stderr close-on-exec, so that
-// neither the descriptor bwrap executed zsandbox from nor anything else the
-// runner held reaches the command. (Closing them now could pull a
-// descriptor from under the Go runtime.)
-func CloseInherited() error {
-	err := unix.CloseRange(3, ^uint(0), unix.CLOSE_RANGE_CLOEXEC)
-	if err == nil {
-		return nil
-	}
-	// Before Linux 5.11: walk the descriptor table.
-	ents, rerr := os.ReadDir("/proc/self/fd")
-	if rerr != nil {
-		return err
-	}
-	for _, e := range ents {
-		if fd, err := strconv.Atoi(e.Name()); err == nil && fd > 2 {
-			unix.CloseOnExec(fd)
-		}
-	}
-	return nil
 }
 
 // defaultPath is execvp's search path when PATH is unset (glibc).

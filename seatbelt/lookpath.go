@@ -21,7 +21,7 @@ func lookPath(name string, env []string, dir string) (string, error) {
 		return "", fmt.Errorf("command %q: %w", name, exec.ErrNotFound)
 	}
 	if strings.Contains(name, "/") {
-		if _, err := os.Stat(within(dir, name)); err != nil {
+		if _, err := os.Stat(absIn(dir, name)); err != nil {
 			return "", fmt.Errorf("command %q: %w", name, exec.ErrNotFound)
 		}
 		return name, nil
@@ -30,7 +30,7 @@ func lookPath(name string, env []string, dir string) (string, error) {
 		if d == "" {
 			d = "."
 		}
-		p := filepath.Join(within(dir, d), name)
+		p := filepath.Join(absIn(dir, d), name)
 		if isExecutable(p) {
 			return p, nil
 		}
@@ -38,8 +38,8 @@ func lookPath(name string, env []string, dir string) (string, error) {
 	return "", fmt.Errorf("command %q: %w", name, exec.ErrNotFound)
 }
 
-// within resolves p against dir unless it is absolute.
-func within(dir, p string) string {
+// absIn resolves p against dir unless it is absolute.
+func absIn(dir, p string) string {
 	if filepath.IsAbs(p) {
 		return p
 	}
