@@ -11,14 +11,12 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"sort"
 	"strconv"
 	"strings"
 	"sync"
 	"syscall"
 	"testing"
-	"unsafe"
 
 	"golang.org/x/sys/unix"
 
@@ -199,42 +197,6 @@ func wantCode(code int) func(*testing.T, *harness.Fixture, harness.Result) {
 			t.Errorf("exit %d, want %d\nstdout %q\nstderr %q", r.Code, code, r.Stdout, r.Stderr)
 		}
 	}
-}
-
-// errnoFilter is a seccomp program for bwrap --seccomp that fails system
-// call nr with errno and allows everything else.
-func errnoFilter(t *testing.T, nr uintptr, errno unix.Errno) *os.File {
-	t.Helper()
-	arch := map[string]uint32{"amd64": unix.AUDIT_ARCH_X86_64, "arm64": unix.AUDIT_ARCH_AARCH64}[runtime.GOARCH]
-	if arch == 0 {
-		t.Skipf("no seccomp arch for %s", runtime.GOARCH)
-	}
-	const (
-		ld  = unix.BPF_LD | unix.BPF_W | unix.BPF_ABS
-		jeq = unix.BPF_JMP | unix.BPF_JEQ | unix.BPF_K
-		ret = unix.BPF_RET | unix.BPF_K
-	)
-	prog := []unix.SockFilter{
-		{Code: ld, K: 4},
-		{Code: jeq, K: arch, Jf: 3},
-		{Code: ld, K: 0},
-		{Code: jeq, K: uint32(nr), Jf: 1},
-		{Code: ret, K: unix.SECCOMP_RET_ERRNO | uint32(errno)},
-		{Code: ret, K: unix.SECCOMP_RET_ALLOW},
-	}
-	raw := unsafe.Slice((*byte)(unsafe.Pointer(&prog[0])), len(prog)*int(unsafe.Sizeof(prog[0])))
-	file, err := os.CreateTemp(t.TempDir(), "seccomp-*.bpf")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { file.Close() })
-	if _, err := file.Write(raw); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := file.Seek(0, 0); err != nil {
-		t.Fatal(err)
-	}
-	return file
 }
 
 func devNulls(n int) func(t *testing.T) []*os.File {
@@ -489,7 +451,7 @@ func stage2DiffCases(t *testing.T) []diffCase {
 			// stage 2 (the parent refuses, see plan.Render); if it did, it
 			// would run nothing.
 			diffCase{name: "bwrap: a refused plan runs nothing", extra: func(t *testing.T) []*os.File {
-				return []*os.File{errnoFilter(t, unix.SYS_LANDLOCK_CREATE_RULESET, unix.ENOSYS)}
+				return []*os.File{harness.ErrnoFilter(t, unix.SYS_LANDLOCK_CREATE_RULESET, unix.ENOSYS)}
 			}, effects: listFiles, spec: func(f *harness.Fixture, s string) preExec {
 				c := Config{Mode: ModeRequire, Writable: []string{f.Root}, NetworkDeny: true}
 				return preExec{Argv: bwrap(f, true, c, s, "touch", f.Root+"/ran")}
@@ -497,36 +459,36 @@ func stage2DiffCases(t *testing.T) []diffCase {
 			// The parent planned Landlock; a filter hides it from the
 			// stage 2, which must refuse rather than run without it.
 			diffCase{name: "bwrap: auto planned, Landlock hidden by a filter", extra: func(t *testing.T) []*os.File {
-				return []*os.File{errnoFilter(t, unix.SYS_LANDLOCK_CREATE_RULESET, unix.ENOSYS)}
+				return []*os.File{harness.ErrnoFilter(t, unix.SYS_LANDLOCK_CREATE_RULESET, unix.ENOSYS)}
 			}, effects: listFiles, spec: func(f *harness.Fixture, s string) preExec {
 				return preExec{Argv: bwrap(f, true, auto(f), s, "sh", "-c", "echo x > "+f.Outside+"/out; grep NoNewPrivs /proc/self/status")}
 			}, check: want(127, "", "zsandbox: error: landlock: the sandbox sees Landlock ABI 0, but zsandbox planned the fence for ABI "+strconv.Itoa(hostABI)+
 				" (is a seccomp filter refusing landlock_create_ruleset?); the command did not run\n"+
 				"zsandbox: hint: let the seccomp profile allow landlock_create_ruleset, landlock_add_rule and landlock_restrict_self, or use --landlock off\n")},
 			diffCase{name: "bwrap: landlock_create_ruleset fails", extra: func(t *testing.T) []*os.File {
-				return []*os.File{errnoFilter(t, unix.SYS_LANDLOCK_ADD_RULE, unix.EPERM)}
+				return []*os.File{harness.ErrnoFilter(t, unix.SYS_LANDLOCK_ADD_RULE, unix.EPERM)}
 			}, spec: func(f *harness.Fixture, s string) preExec {
 				return preExec{Argv: bwrap(f, true, auto(f), s, "true")}
 			}, check: want(127, "", "zsandbox: error: landlock: landlock rule for \"/\" (execute read_file read_dir): operation not permitted; the command did not run\n")},
 			diffCase{name: "bwrap: landlock_restrict_self fails", extra: func(t *testing.T) []*os.File {
-				return []*os.File{errnoFilter(t, unix.SYS_LANDLOCK_RESTRICT_SELF, unix.E2BIG)}
+				return []*os.File{harness.ErrnoFilter(t, unix.SYS_LANDLOCK_RESTRICT_SELF, unix.E2BIG)}
 			}, spec: func(f *harness.Fixture, s string) preExec {
 				return preExec{Argv: bwrap(f, true, auto(f), s, "true")}
 			}, check: want(127, "", "zsandbox: error: landlock: landlock_restrict_self: too many nested Landlock domains: argument list too long; the command did not run\n")},
 			diffCase{name: "bwrap: an errno without a text", extra: func(t *testing.T) []*os.File {
-				return []*os.File{errnoFilter(t, unix.SYS_LANDLOCK_RESTRICT_SELF, unix.EINVAL)}
+				return []*os.File{harness.ErrnoFilter(t, unix.SYS_LANDLOCK_RESTRICT_SELF, unix.EINVAL)}
 			}, spec: func(f *harness.Fixture, s string) preExec {
 				return preExec{Argv: bwrap(f, true, auto(f), s, "true")}
 			}, check: want(127, "", "zsandbox: error: landlock: landlock_restrict_self: errno 22; the command did not run\n")},
 			diffCase{name: "bwrap: no close_range, descriptors still closed", extra: func(t *testing.T) []*os.File {
-				return append(devNulls(3)(t), errnoFilter(t, unix.SYS_CLOSE_RANGE, unix.ENOSYS)) // 3, 4, 5; the filter on 6
+				return append(devNulls(3)(t), harness.ErrnoFilter(t, unix.SYS_CLOSE_RANGE, unix.ENOSYS)) // 3, 4, 5; the filter on 6
 			}, spec: func(f *harness.Fixture, s string) preExec {
 				b := harness.Bwrap(t)
 				args := []string{b, "--dev-bind", "/", "/", "--seccomp", "6"}
 				return preExec{Argv: append(args, auto(f).Command(s, []string{"sh", "-c", "ls /proc/self/fd | sort -n | tr '\\n' ' '"})...)}
 			}, check: want(0, "0 1 2 3 ", "")},
 			diffCase{name: "bwrap: no close_range and no /proc", extra: func(t *testing.T) []*os.File {
-				return []*os.File{errnoFilter(t, unix.SYS_CLOSE_RANGE, unix.ENOSYS)}
+				return []*os.File{harness.ErrnoFilter(t, unix.SYS_CLOSE_RANGE, unix.ENOSYS)}
 			}, spec: func(f *harness.Fixture, s string) preExec {
 				b := harness.Bwrap(t)
 				args := []string{b, "--ro-bind", "/", "/", "--tmpfs", "/proc", "--seccomp", "3"}

@@ -51,10 +51,12 @@ func LeakedFDs(ls string) string {
 	return b.String()
 }
 
-// ENOSYSFilter is a classic BPF seccomp program, in the binary form bwrap
-// --seccomp reads, that fails landlock_create_ruleset with ENOSYS and allows
-// everything else.
-func ENOSYSFilter(t *testing.T) *os.File {
+// ErrnoFilter is a classic BPF seccomp program, in the binary form bwrap
+// --seccomp reads, that fails system call nr with errno and allows
+// everything else: it makes, for one process, a kernel where that call
+// fails (landlock_create_ruleset with ENOSYS: a kernel without Landlock,
+// or a --seccomp-profile refusing it).
+func ErrnoFilter(t *testing.T, nr uintptr, errno unix.Errno) *os.File {
 	t.Helper()
 	arch := map[string]uint32{"amd64": unix.AUDIT_ARCH_X86_64, "arm64": unix.AUDIT_ARCH_AARCH64}[runtime.GOARCH]
 	if arch == 0 {
@@ -69,8 +71,8 @@ func ENOSYSFilter(t *testing.T) *os.File {
 		{Code: ld, K: 4}, // seccomp_data.arch
 		{Code: jeq, K: arch, Jf: 3},
 		{Code: ld, K: 0}, // seccomp_data.nr
-		{Code: jeq, K: unix.SYS_LANDLOCK_CREATE_RULESET, Jf: 1},
-		{Code: ret, K: unix.SECCOMP_RET_ERRNO | uint32(unix.ENOSYS)},
+		{Code: jeq, K: uint32(nr), Jf: 1},
+		{Code: ret, K: unix.SECCOMP_RET_ERRNO | uint32(errno)},
 		{Code: ret, K: unix.SECCOMP_RET_ALLOW},
 	}
 	raw := unsafe.Slice((*byte)(unsafe.Pointer(&prog[0])), len(prog)*int(unsafe.Sizeof(prog[0])))
@@ -86,4 +88,9 @@ func ENOSYSFilter(t *testing.T) *os.File {
 		t.Fatal(err)
 	}
 	return file
+}
+
+// ENOSYSFilter is ErrnoFilter for landlock_create_ruleset and ENOSYS.
+func ENOSYSFilter(t *testing.T) *os.File {
+	return ErrnoFilter(t, unix.SYS_LANDLOCK_CREATE_RULESET, unix.ENOSYS)
 }

@@ -171,25 +171,36 @@ func kill(pid, sig string) error {
 // asks the slave for its window size, an ioctl Landlock allows only with
 // ioctl_dev (ABI 5).
 func openPty() error {
-	master, err := unix.Open("/dev/ptmx", unix.O_RDWR|unix.O_NOCTTY|unix.O_CLOEXEC, 0)
+	master, slave, err := newPty(unix.O_NOCTTY)
 	if err != nil {
 		return err
 	}
 	defer unix.Close(master)
-	if err := unix.IoctlSetPointerInt(master, unix.TIOCSPTLCK, 0); err != nil {
-		return err
-	}
-	n, err := unix.IoctlGetInt(master, unix.TIOCGPTN)
-	if err != nil {
-		return err
-	}
-	slave, err := unix.Open("/dev/pts/"+strconv.Itoa(n), unix.O_RDWR|unix.O_NOCTTY|unix.O_CLOEXEC, 0)
-	if err != nil {
-		return err
-	}
 	defer unix.Close(slave)
 	_, err = unix.IoctlGetWinsize(slave, unix.TIOCGWINSZ)
 	return err
+}
+
+// newPty opens a pseudo-terminal pair, the slave with slaveFlags
+// (O_NOCTTY, or 0 to let it become the controlling terminal).
+func newPty(slaveFlags int) (master, slave int, err error) {
+	master, err = unix.Open("/dev/ptmx", unix.O_RDWR|unix.O_NOCTTY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return -1, -1, err
+	}
+	err = unix.IoctlSetPointerInt(master, unix.TIOCSPTLCK, 0)
+	n := 0
+	if err == nil {
+		n, err = unix.IoctlGetInt(master, unix.TIOCGPTN)
+	}
+	if err == nil {
+		slave, err = unix.Open("/dev/pts/"+strconv.Itoa(n), unix.O_RDWR|unix.O_CLOEXEC|slaveFlags, 0)
+	}
+	if err != nil {
+		unix.Close(master)
+		return -1, -1, err
+	}
+	return master, slave, nil
 }
 
 // onOtherThread runs f on a fresh goroutine locked to a thread other than
@@ -267,22 +278,11 @@ func ptraceAttach(pid string) error {
 // which the kernel ignores and a filter comparing 64 bits would miss.
 func tiocsti(high bool) error {
 	unix.Setsid() // a session leader can take a controlling terminal
-	master, err := unix.Open("/dev/ptmx", unix.O_RDWR|unix.O_NOCTTY|unix.O_CLOEXEC, 0)
+	master, slave, err := newPty(0)
 	if err != nil {
 		return err
 	}
 	defer unix.Close(master)
-	if err := unix.IoctlSetPointerInt(master, unix.TIOCSPTLCK, 0); err != nil {
-		return err
-	}
-	n, err := unix.IoctlGetInt(master, unix.TIOCGPTN)
-	if err != nil {
-		return err
-	}
-	slave, err := unix.Open("/dev/pts/"+strconv.Itoa(n), unix.O_RDWR|unix.O_CLOEXEC, 0)
-	if err != nil {
-		return err
-	}
 	defer unix.Close(slave)
 	unix.IoctlSetInt(slave, unix.TIOCSCTTY, 0)
 	req := uintptr(unix.TIOCSTI)
