@@ -14,17 +14,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/zsandbox/zsandbox/internal/harness"
 	"github.com/zsandbox/zsandbox/internal/probe"
-)
-
-var (
-	aloneOnce sync.Once
-	alonePath string
-	aloneErr  error
 )
 
 // aloneBinary builds testdata/child next to the test binary's copy, where
@@ -35,22 +28,15 @@ func aloneBinary(t *testing.T) string {
 	if p := os.Getenv("ZSANDBOX_ALONE_BIN"); p != "" {
 		return p
 	}
-	dir := filepath.Dir(harness.Binary(t))
-	aloneOnce.Do(func() {
-		alonePath = filepath.Join(dir, "alone")
-		build := exec.Command("go", "build", "-o", alonePath, "./testdata/child")
-		build.Env = append(os.Environ(), "CGO_ENABLED=1")
-		if out, err := build.CombinedOutput(); err != nil {
-			aloneErr = fmt.Errorf("go build ./testdata/child (needs cgo and libseccomp): %v\n%s", err, out)
-		}
-	})
-	if aloneErr != nil {
+	p, err := harness.Build(t, "alone", []string{"CGO_ENABLED=1"}, "build", "./testdata/child")
+	if err != nil {
+		err = fmt.Errorf("%v (needs cgo and libseccomp)", err)
 		if os.Getenv("ZSANDBOX_MUST_ENFORCE") == "1" {
-			t.Fatal(aloneErr)
+			t.Fatal(err)
 		}
-		t.Skip(aloneErr)
+		t.Skip(err)
 	}
-	return alonePath
+	return p
 }
 
 // aloneFixture adds a home with credentials to the fixture: ~/.ssh/id_rsa

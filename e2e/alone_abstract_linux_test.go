@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/zsandbox/zsandbox/internal/harness"
 )
 
 // TestAloneAbstractUnderNetworkDeny: --backend landlock --network deny
@@ -18,7 +20,7 @@ func TestAloneAbstractUnderNetworkDeny(t *testing.T) {
 		if e.id.uid == 0 {
 			return // --backend landlock refuses root (TestAloneBackend)
 		}
-		name := "zsandbox-e2e-" + randHex(4)
+		name := "zsandbox-e2e-" + harness.RandHex(4)
 		l := listenStream(t, "unix", "@"+name)
 		flags := []string{"exec", "--backend", "landlock", "--no-warning", "--allow-unix-sockets"}
 		run := func(net string) result {

@@ -9,6 +9,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/zsandbox/zsandbox/internal/harness"
 )
 
 // noUserns runs zsandbox with args inside an outer bwrap that forbids user
@@ -48,7 +50,7 @@ func TestAutoBackendWithoutUsernsNamesLandlock(t *testing.T) {
 		if r.code != 127 || !strings.Contains(r.stderr, "--backend landlock") {
 			t.Errorf("want 127 and a hint naming --backend landlock\n%s", r)
 		}
-		assertNotExist(t, filepath.Join(e.proj, "ran"))
+		harness.MustNotExist(t, filepath.Join(e.proj, "ran"))
 	})
 }
 
@@ -63,7 +65,7 @@ func TestAloneBackend(t *testing.T) {
 			if r.code != 127 || !strings.Contains(r.stderr, "refuses to run as root") {
 				t.Errorf("root: want 127 refusal\n%s", r)
 			}
-			assertNotExist(t, filepath.Join(e.proj, "ran"))
+			harness.MustNotExist(t, filepath.Join(e.proj, "ran"))
 			return
 		}
 		aloneFilesystem(t, e)
@@ -81,8 +83,8 @@ func aloneFilesystem(t *testing.T, e *env) {
 	} {
 		mustFail(t, e.alone(t, script), script)
 	}
-	assertContent(t, outFile, "original\n")
-	assertNotExist(t, filepath.Join(e.home, "planted"))
+	harness.MustContain(t, outFile, "original\n")
+	harness.MustNotExist(t, filepath.Join(e.home, "planted"))
 	for _, script := range []string{
 		"cat $HOME/.ssh/id_rsa", "cat ../.aws/credentials", "cat /proc/self/root" + e.home + "/.netrc",
 		"ln -s $HOME/.ssh/id_rsa k && cat k", "grep -r ZS-SECRET $HOME", "head -c 1 /dev/kmsg",
@@ -96,9 +98,9 @@ func aloneFilesystem(t *testing.T, e *env) {
 func aloneNetwork(t *testing.T, e *env) {
 	tcp := listenStream(t, "tcp", "127.0.0.1:0")
 	udp := listenUDP(t)
-	abstract := "zsandbox-e2e-" + randHex(4)
+	abstract := "zsandbox-e2e-" + harness.RandHex(4)
 	abs := listenStream(t, "unix", "@"+abstract)
-	sock := "/tmp/zsandbox-e2e-" + randHex(4) + ".sock"
+	sock := "/tmp/zsandbox-e2e-" + harness.RandHex(4) + ".sock"
 	ux := unixListener(t, sock)
 	for _, a := range [][]string{{"tcp", tcp.addr}, {"udp", udp.addr}, {"abstract", abstract}, {"unix", sock}} {
 		mustFail(t, e.alone(t, attackBin+" "+a[0]+" "+a[1]), "connect "+a[0])
@@ -137,7 +139,7 @@ func aloneWork(t *testing.T, e *env) {
 	git(t, e.proj, "worktree", "add", "-q", wt)
 	e.chownAll()
 	mustSucceed(t, e.alone(t, "echo ok > f && echo hi > g && git add g && "+sandboxCommit), "write and commit")
-	assertContent(t, filepath.Join(e.proj, "f"), "ok\n")
+	harness.MustContain(t, filepath.Join(e.proj, "f"), "ok\n")
 	r := e.noUserns(t, wt, "exec", "--backend", "landlock", "--no-warning", "--", "sh", "-c", sandboxCommit)
 	mustSucceed(t, r, "worktree commit")
 	if log := git(t, wt, "log", "--oneline"); !strings.Contains(log, "from-sandbox") {

@@ -9,6 +9,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/zsandbox/zsandbox/internal/harness"
 )
 
 // asUser runs f for the unprivileged identity only: --backend landlock
@@ -32,12 +34,12 @@ func (e *env) aloneCmd(args ...string) []string {
 // stays absent.
 func TestAloneDenialHint(t *testing.T) {
 	asUser(t, func(t *testing.T, e *env) {
-		target := filepath.Join(e.base, "outside-"+randHex(4))
+		target := filepath.Join(e.base, "outside-"+harness.RandHex(4))
 		r := e.run(e.aloneCmd("sh", "-c", "echo x > "+target)...)
 		if r.code == 0 || !strings.Contains(r.stderr, "zsandbox: hint: "+target+" is outside the writable roots; writes are allowed only under") || !strings.Contains(r.stderr, e.proj) {
 			t.Errorf("want a failed write and the writable-roots hint naming %s\n%s", e.proj, r)
 		}
-		assertNotExist(t, target)
+		harness.MustNotExist(t, target)
 	})
 }
 

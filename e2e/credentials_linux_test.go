@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/zsandbox/zsandbox/internal/harness"
 	"github.com/zsandbox/zsandbox/profiles"
 )
 
@@ -131,7 +132,7 @@ func TestDefaultEntriesHidden(t *testing.T) {
 			noSecretUnder(t, e, stolen)
 		}
 		for _, rel := range []string{".npmrc", ".bash_history", "Library/Application Support/Google/Chrome/Default/Cookies"} {
-			assertContent(t, filepath.Join(e.home, rel), e.secret+"\n")
+			harness.MustContain(t, filepath.Join(e.home, rel), e.secret+"\n")
 		}
 	})
 }
@@ -235,7 +236,7 @@ func TestCredentialValuesDropped(t *testing.T) {
 	each(t, func(t *testing.T, e *env) {
 		// Not the fixture's secret: explain prints the fixture's settings,
 		// whose hide list holds it.
-		secret := "ZS-VALUE-" + randHex(8)
+		secret := "ZS-VALUE-" + harness.RandHex(8)
 		vals := credentialValues(secret)
 		noValue := func(r result, what string) {
 			t.Helper()
@@ -343,7 +344,7 @@ func TestAccountHomeHidden(t *testing.T) {
 			assertUnread(t, e, r, "read the passwd home's credentials with HOME elsewhere, cwd "+cwd)
 			noSecretUnder(t, e, filepath.Join(e.tmp, "stolen-account"))
 			os.RemoveAll(filepath.Join(e.tmp, "stolen-account"))
-			assertContent(t, files[0], e.secret+"\n")
+			harness.MustContain(t, files[0], e.secret+"\n")
 		}
 		// The control: outside zsandbox the same identity reads them.
 		cmd := e.command(e.proj)
@@ -378,7 +379,7 @@ func ownAccount(t *testing.T) (identity, string) {
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
 	os.Chmod(dir, 0o755)
-	name := "zst2-" + randHex(4)
+	name := "zst2-" + harness.RandHex(4)
 	if b, err := exec.Command("useradd", "--system", "--no-create-home", "--home-dir", dir,
 		"--shell", "/bin/sh", name).CombinedOutput(); err != nil {
 		t.Fatalf("useradd %s: %v: %s", name, err, b)
@@ -421,7 +422,7 @@ func TestWorkWithCredentialsHidden(t *testing.T) {
 		if !strings.Contains(r.stdout, "libx-ok") {
 			t.Errorf("npm: the installed package did not load\n%s", r)
 		}
-		assertContent(t, filepath.Join(e.proj, "node_modules", "libx", "index.js"), "module.exports = 'libx-ok'\n")
+		harness.MustContain(t, filepath.Join(e.proj, "node_modules", "libx", "index.js"), "module.exports = 'libx-ok'\n")
 
 		remote := filepath.Join(e.tmp, "remote.git")
 		r = e.sh(`git init -q --bare ` + remote + ` && git init -q && git add package.json && ` +
@@ -488,7 +489,7 @@ func TestInteractiveShellWithHistoryHidden(t *testing.T) {
 			if !strings.Contains(r.stdout, "ran-42") {
 				t.Errorf("interactive bash did not run the command\n%s", r)
 			}
-			assertContent(t, filepath.Join(e.home, ".bash_history"), "echo "+e.secret+"\n")
+			harness.MustContain(t, filepath.Join(e.home, ".bash_history"), "echo "+e.secret+"\n")
 		}
 	})
 }

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/zsandbox/zsandbox/internal/harness"
 )
 
 // TestFailsClosedWithoutBwrap: with bwrap covered by /dev/null in a private
@@ -27,7 +29,7 @@ func TestFailsClosedWithoutBwrap(t *testing.T) {
 		if !strings.Contains(string(out), "zsandbox: error: bubblewrap (bwrap) is not installed") {
 			t.Errorf("output lacks the diagnosis:\n%s", out)
 		}
-		assertNotExist(t, marker)
+		harness.MustNotExist(t, marker)
 	})
 }
 
@@ -50,7 +52,7 @@ func TestFailsClosedWithoutUserNamespaces(t *testing.T) {
 		if !strings.Contains(string(out), "zsandbox: error: bubblewrap could not set up the sandbox") {
 			t.Errorf("output lacks the diagnosis:\n%s", out)
 		}
-		assertNotExist(t, marker)
+		harness.MustNotExist(t, marker)
 	})
 }
 
@@ -72,7 +74,7 @@ func TestPlantedBwrapIgnored(t *testing.T) {
 		if err != nil {
 			t.Errorf("zsandbox failed: %v\n%s", err, out)
 		}
-		assertNotExist(t, marker)
+		harness.MustNotExist(t, marker)
 	})
 }
 

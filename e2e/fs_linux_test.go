@@ -5,13 +5,15 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/zsandbox/zsandbox/internal/harness"
 )
 
 // TestWritesOutsideRootsFail tries every way we know to write outside the
 // writable roots and checks the host afterwards.
 func TestWritesOutsideRootsFail(t *testing.T) {
 	each(t, func(t *testing.T, e *env) {
-		etcTarget := "/etc/zsandbox-e2e-" + randHex(4)
+		etcTarget := "/etc/zsandbox-e2e-" + harness.RandHex(4)
 		outFile := filepath.Join(e.outside, "file")
 		if err := os.Symlink(outFile, filepath.Join(e.proj, "hostlink")); err != nil {
 			t.Fatal(err)
@@ -35,10 +37,10 @@ func TestWritesOutsideRootsFail(t *testing.T) {
 			r := e.sh(c.script)
 			mustFail(t, r, c.name)
 			if c.mustNotExist != "" {
-				assertNotExist(t, c.mustNotExist)
+				harness.MustNotExist(t, c.mustNotExist)
 			}
 		}
-		assertContent(t, outFile, "original\n")
+		harness.MustContain(t, outFile, "original\n")
 		after, _ := os.Stat(outFile)
 		if !after.ModTime().Equal(before.ModTime()) || after.Mode() != before.Mode() {
 			t.Errorf("outside file metadata changed: %v %v -> %v %v", before.ModTime(), before.Mode(), after.ModTime(), after.Mode())
@@ -54,8 +56,8 @@ func TestMoveOutOfCwdFails(t *testing.T) {
 		e.chownAll()
 		r := e.sh("mv keep $HOME/moved")
 		mustFail(t, r, "mv out of cwd")
-		assertContent(t, filepath.Join(e.proj, "keep"), "data\n")
-		assertNotExist(t, filepath.Join(e.home, "moved"))
+		harness.MustContain(t, filepath.Join(e.proj, "keep"), "data\n")
+		harness.MustNotExist(t, filepath.Join(e.home, "moved"))
 	})
 }
 
@@ -88,7 +90,7 @@ func TestCredentialsHidden(t *testing.T) {
 			r := e.sh(script)
 			assertNoSecret(t, e, r, script)
 		}
-		assertNotExist(t, filepath.Join(e.proj, "stolen", "id_rsa"))
+		harness.MustNotExist(t, filepath.Join(e.proj, "stolen", "id_rsa"))
 	})
 }
 
@@ -99,7 +101,7 @@ func TestCredentialsHiddenWhenCwdIsHome(t *testing.T) {
 		assertNoSecret(t, e, r, "reads with cwd = home")
 		r = e.runIn(e.home, nil, "exec", "--", "sh", "-c", "echo x > .ssh/authorized_keys")
 		mustFail(t, r, "write into hidden ~/.ssh")
-		assertNotExist(t, filepath.Join(e.home, ".ssh", "authorized_keys"))
+		harness.MustNotExist(t, filepath.Join(e.home, ".ssh", "authorized_keys"))
 		r = e.runIn(e.home, nil, "exec", "--", "sh", "-c", "echo x >> .netrc")
 		mustFail(t, r, "append to hidden ~/.netrc")
 		r = e.runIn(e.home, nil, "exec", "--", "mv", ".ssh", "stolen-ssh")
@@ -108,11 +110,11 @@ func TestCredentialsHiddenWhenCwdIsHome(t *testing.T) {
 		mustFail(t, r, "mv hidden file out")
 		r = e.runIn(e.home, nil, "exec", "--", "rm", "-rf", ".aws")
 		mustFail(t, r, "rm hidden dir")
-		assertNotExist(t, filepath.Join(e.home, "stolen-ssh"))
-		assertNotExist(t, filepath.Join(e.home, "stolen-netrc"))
-		assertContent(t, filepath.Join(e.home, ".ssh", "id_rsa"), e.secret+"\n")
-		assertContent(t, filepath.Join(e.home, ".netrc"), e.secret+"\n")
-		assertContent(t, filepath.Join(e.home, ".aws", "credentials"), e.secret+"\n")
+		harness.MustNotExist(t, filepath.Join(e.home, "stolen-ssh"))
+		harness.MustNotExist(t, filepath.Join(e.home, "stolen-netrc"))
+		harness.MustContain(t, filepath.Join(e.home, ".ssh", "id_rsa"), e.secret+"\n")
+		harness.MustContain(t, filepath.Join(e.home, ".netrc"), e.secret+"\n")
+		harness.MustContain(t, filepath.Join(e.home, ".aws", "credentials"), e.secret+"\n")
 	})
 }
 
@@ -124,7 +126,7 @@ func TestSettingsFileUnreachable(t *testing.T) {
 		want, _ := os.ReadFile(settings)
 		r := e.runIn(e.home, nil, "exec", "--", "sh", "-c", "cat "+settings+"; echo '{}' > "+settings+"; rm -f "+settings)
 		assertNoSecret(t, e, r, "read settings")
-		assertContent(t, settings, string(want))
+		harness.MustContain(t, settings, string(want))
 		alt := filepath.Join(e.base, "alt.json")
 		e.write(alt, `{"hide": ["`+e.proj+`/private"]}`)
 		e.write(filepath.Join(e.proj, "private"), e.secret)
@@ -144,7 +146,7 @@ func TestWriteIntoHiddenDirFailsVisibly(t *testing.T) {
 		if strings.Contains(r.stdout, "WROTE") {
 			t.Errorf("write into hidden dir reported success\n%s", r)
 		}
-		assertNotExist(t, filepath.Join(e.home, ".aws", "new"))
+		harness.MustNotExist(t, filepath.Join(e.home, ".aws", "new"))
 	})
 }
 
@@ -162,19 +164,19 @@ func TestExtraHide(t *testing.T) {
 // TestLegitimateWrites: the roots are really writable and the host sees it.
 func TestLegitimateWrites(t *testing.T) {
 	each(t, func(t *testing.T, e *env) {
-		name := "zsandbox-e2e-" + randHex(4)
+		name := "zsandbox-e2e-" + harness.RandHex(4)
 		targets := []string{filepath.Join(e.proj, name), filepath.Join(e.tmp, name), "/tmp/" + name, "/var/tmp/" + name}
 		for _, p := range targets {
 			r := e.sh("echo ok > " + p)
 			mustSucceed(t, r, "write "+p)
-			assertContent(t, p, "ok\n")
+			harness.MustContain(t, p, "ok\n")
 			os.Remove(p)
 		}
 		extra := filepath.Join(e.base, "extra")
 		e.mkdir(extra)
 		e.chownAll()
 		mustSucceed(t, e.sh("echo ok > "+extra+"/f", "--writable", extra), "--writable root")
-		assertContent(t, filepath.Join(extra, "f"), "ok\n")
+		harness.MustContain(t, filepath.Join(extra, "f"), "ok\n")
 	})
 }
 

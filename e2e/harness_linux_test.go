@@ -7,8 +7,6 @@ package e2e
 
 import (
 	"bytes"
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
 	"os"
 	"os/exec"
@@ -19,6 +17,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/zsandbox/zsandbox/internal/harness"
 )
 
 // testUser is the unprivileged account the tests use when run as root;
@@ -159,7 +159,7 @@ func newEnv(t *testing.T, id identity) *env {
 	base, _ = filepath.EvalSymlinks(base)
 	t.Cleanup(func() { os.RemoveAll(base) })
 	os.Chmod(base, 0o755)
-	e := &env{t: t, id: id, base: base, secret: "ZS-SECRET-" + randHex(8)}
+	e := &env{t: t, id: id, base: base, secret: "ZS-SECRET-" + harness.RandHex(8)}
 	e.home = filepath.Join(base, "home")
 	e.proj = filepath.Join(e.home, "proj")
 	e.tmp = filepath.Join(base, "tmpdir")
@@ -300,32 +300,11 @@ func mustSucceed(t *testing.T, r result, what string) {
 	}
 }
 
-func assertNotExist(t *testing.T, p string) {
-	t.Helper()
-	if _, err := os.Lstat(p); err == nil {
-		t.Errorf("%s exists on the host after the run", p)
-	}
-}
-
-func assertContent(t *testing.T, p, want string) {
-	t.Helper()
-	b, err := os.ReadFile(p)
-	if err != nil || string(b) != want {
-		t.Errorf("%s on the host = %q, %v; want %q", p, b, err, want)
-	}
-}
-
 func assertNoSecret(t *testing.T, e *env, r result, what string) {
 	t.Helper()
 	if strings.Contains(r.stdout+r.stderr, e.secret) {
 		t.Errorf("%s: the secret leaked into the output\n%s", what, r)
 	}
-}
-
-func randHex(n int) string {
-	b := make([]byte, n)
-	rand.Read(b)
-	return hex.EncodeToString(b)
 }
 
 // waitFor polls cond until it holds or d passes.

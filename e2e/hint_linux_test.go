@@ -6,6 +6,8 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+
+	"github.com/zsandbox/zsandbox/internal/harness"
 )
 
 const hintPrefix = "zsandbox: hint: "
@@ -24,7 +26,7 @@ func hintLines(r result) []string {
 // with one hint naming the roots and --writable.
 func TestWriteHint(t *testing.T) {
 	each(t, func(t *testing.T, e *env) {
-		target := "/etc/zsandbox-hint-" + randHex(4)
+		target := "/etc/zsandbox-hint-" + harness.RandHex(4)
 		cmds := map[string][]string{
 			"sh":     {"sh", "-c", "echo x > " + target},
 			"go":     {attackBin, "write", target},

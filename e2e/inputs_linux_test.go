@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/zsandbox/zsandbox/internal/harness"
 )
 
 // Inputs that fail open (issue 14): odd working directories, TMPDIR, HOME,
@@ -69,7 +71,7 @@ const ranMarker = "touch $TMPDIR/ran; "
 // writable. The cwd, --cwd, ZSANDBOX_CWD and TMPDIR get --writable's rule.
 func TestKernelTreeCwdRefused(t *testing.T) {
 	each(t, func(t *testing.T, e *env) {
-		etc := "/etc/zsandbox-e2e-" + randHex(4)
+		etc := "/etc/zsandbox-e2e-" + harness.RandHex(4)
 		t.Cleanup(func() { os.Remove(etc) })
 		out := filepath.Join(e.outside, "planted")
 		script := ranMarker + "touch " + etc + " " + out + "; echo x > /proc/sys/kernel/zsandbox-e2e"
@@ -86,8 +88,8 @@ func TestKernelTreeCwdRefused(t *testing.T) {
 			r = e.runStdio(t, e.proj, stdio{env: []string{"TMPDIR=" + dir}}, nil, "exec", "--", "sh", "-c", script)
 			refusedBeforeRun(t, e, r, "TMPDIR="+dir)
 		}
-		assertNotExist(t, etc)
-		assertNotExist(t, out)
+		harness.MustNotExist(t, etc)
+		harness.MustNotExist(t, out)
 	})
 }
 
@@ -123,7 +125,7 @@ func TestOddWorkingDirectory(t *testing.T) {
 		e.mkdir(odd)
 		e.chownAll()
 		mustSucceed(t, e.sh("echo ok > '"+odd+"/f'", "--writable", odd), "--writable non-UTF-8")
-		assertContent(t, filepath.Join(odd, "f"), "ok\n")
+		harness.MustContain(t, filepath.Join(odd, "f"), "ok\n")
 		e.write(filepath.Join(odd, "secret"), e.secret+"\n")
 		e.chownAll()
 		r = e.sh("cat '"+odd+"/secret'", "--hide", odd)
@@ -148,15 +150,15 @@ func TestOddHomeAndTmpDir(t *testing.T) {
 				"exec", "--cwd", e.proj, "--", "sh", "-c", "echo evil > "+abs+"/planted")
 			mustFail(t, r, "write into TMPDIR="+tmp)
 		}
-		assertNotExist(t, filepath.Join(e.home, "outside", "planted"))
-		assertNotExist(t, filepath.Join(e.home, ".ssh", "planted"))
+		harness.MustNotExist(t, filepath.Join(e.home, "outside", "planted"))
+		harness.MustNotExist(t, filepath.Join(e.home, ".ssh", "planted"))
 		// TMPDIR naming a protected path does not open it, as a
 		// --writable would on purpose.
 		hooks := filepath.Join(repo(t, e), "hooks")
 		r = e.runStdio(t, e.proj, stdio{env: []string{"TMPDIR=" + hooks}}, nil,
 			"exec", "--", "sh", "-c", "echo evil > \"$TMPDIR/pre-commit\"")
 		mustFail(t, r, "plant a hook through TMPDIR")
-		assertNotExist(t, filepath.Join(hooks, "pre-commit"))
+		harness.MustNotExist(t, filepath.Join(hooks, "pre-commit"))
 	})
 }
 
@@ -178,7 +180,7 @@ func TestOwnVariablesNotPassed(t *testing.T) {
 		if e.id.uid != 0 && !strings.Contains(r.stdout, "nested-ran") {
 			t.Errorf("the nested zsandbox did not run:\n%s", r)
 		}
-		assertContent(t, file, "original\n")
+		harness.MustContain(t, file, "original\n")
 	})
 }
 
@@ -217,7 +219,7 @@ func TestStdinDescriptor(t *testing.T) {
 			opath.Close()
 			refusedBeforeRun(t, e, r, "stdin an O_PATH descriptor "+strings.Join(flags, " "))
 		}
-		assertNotExist(t, filepath.Join(e.home, "planted"))
+		harness.MustNotExist(t, filepath.Join(e.home, "planted"))
 
 		file := filepath.Join(e.outside, "file")
 		for _, c := range []struct {
@@ -237,7 +239,7 @@ func TestStdinDescriptor(t *testing.T) {
 			if !strings.HasPrefix(r.stdout, "original\n") {
 				t.Errorf("%v %q: the command could not read its stdin\n%s", c.flags, c.script, r)
 			}
-			assertContent(t, file, "original\n")
+			harness.MustContain(t, file, "original\n")
 		}
 	})
 }
@@ -311,12 +313,12 @@ func TestAloneDescriptors(t *testing.T) {
 		file := filepath.Join(e.outside, "file")
 		r = e.runStdio(t, e.proj, stdio{in: openFile(t, file, os.O_RDWR)}, outer, append(args, ranMarker+"echo evil >&0")...)
 		refusedBeforeRun(t, e, r, "--backend landlock, stdin read-write")
-		assertContent(t, file, "original\n")
+		harness.MustContain(t, file, "original\n")
 		r = e.runStdio(t, e.proj, stdio{in: openFile(t, file, os.O_RDONLY)}, outer, append(args, "echo evil > /proc/self/fd/0; cat")...)
 		if r.stdout != "original\n" {
 			t.Errorf("--backend landlock: stdin not readable\n%s", r)
 		}
-		assertContent(t, file, "original\n")
+		harness.MustContain(t, file, "original\n")
 	})
 }
 
@@ -385,8 +387,8 @@ func TestStdinProtectedFile(t *testing.T) {
 				"exec", "--", "sh", "-c", "printf '[core]\\n\\tfsmonitor = touch /tmp/pwned\\n' >> /proc/self/fd/0")
 			assertNoSecret(t, e, r, "reopen "+file)
 		}
-		assertContent(t, config, string(before))
-		assertContent(t, key, e.secret+"\n")
+		harness.MustContain(t, config, string(before))
+		harness.MustContain(t, key, e.secret+"\n")
 		list := filepath.Join(e.proj, "list")
 		e.write(list, "a\nb\n")
 		e.chownAll()

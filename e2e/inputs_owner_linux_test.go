@@ -4,6 +4,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/zsandbox/zsandbox/internal/harness"
 )
 
 // TestObeyedFilesOfAnotherUserRefused: a settings file or seccomp profile
@@ -29,6 +31,6 @@ func TestObeyedFilesOfAnotherUserRefused(t *testing.T) {
 		victim := filepath.Join(e.outside, "file")
 		mustRefuse(t, e.run("exec", "--settings", settings, "--", "sh", "-c", "echo pwned > "+victim), settings, "--settings of another user")
 		mustRefuse(t, e.run("exec", "--seccomp-profile", prof, "--", "true"), prof, "--seccomp-profile of another user")
-		assertContent(t, victim, "original\n")
+		harness.MustContain(t, victim, "original\n")
 	})
 }

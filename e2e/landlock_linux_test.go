@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/zsandbox/zsandbox/internal/harness"
 	"github.com/zsandbox/zsandbox/seccomp"
 )
 
@@ -61,7 +62,7 @@ func TestLandlockRequireWithoutLandlock(t *testing.T) {
 				if code != 127 || !strings.Contains(string(out), "zsandbox: error: ") || !strings.Contains(string(out), "zsandbox: hint: ") {
 					t.Errorf("require without Landlock: exit %d, want 127 with error and hint\n%s", code, out)
 				}
-				assertNotExist(t, marker)
+				harness.MustNotExist(t, marker)
 				continue
 			}
 			if code != 0 {
@@ -85,7 +86,7 @@ func TestStage2FromHiddenBinary(t *testing.T) {
 		if out, err := cmd.CombinedOutput(); err != nil {
 			t.Errorf("zsandbox from a hidden directory: %v\n%s", err, out)
 		}
-		assertContent(t, filepath.Join(e.proj, "f"), "ok\n")
+		harness.MustContain(t, filepath.Join(e.proj, "f"), "ok\n")
 	})
 }
 

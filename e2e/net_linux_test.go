@@ -7,6 +7,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/zsandbox/zsandbox/internal/harness"
 )
 
 // listener counts what reaches a host socket during a test.
@@ -75,7 +77,7 @@ func TestNetworkDeny(t *testing.T) {
 	each(t, func(t *testing.T, e *env) {
 		tcp := listenStream(t, "tcp", "127.0.0.1:0")
 		udp := listenUDP(t)
-		abstractName := "zsandbox-e2e-" + randHex(4)
+		abstractName := "zsandbox-e2e-" + harness.RandHex(4)
 		abs := listenStream(t, "unix", "@"+abstractName)
 
 		mustFail(t, e.run("exec", "--", attackBin, "tcp", tcp.addr), "tcp to host loopback")

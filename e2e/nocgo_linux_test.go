@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/zsandbox/zsandbox/internal/harness"
 )
 
 var (
@@ -58,6 +60,6 @@ func TestNoCgoBuildEnforces(t *testing.T) {
 		if r.code != 127 || !strings.Contains(r.stderr, "built without cgo") {
 			t.Errorf("a user profile under the cgo-free build: want exit 127 naming cgo\n%s", r)
 		}
-		assertNotExist(t, marker)
+		harness.MustNotExist(t, marker)
 	})
 }

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/zsandbox/zsandbox/internal/harness"
 )
 
 // hostProcess starts a process on the host, as the identity, that the
@@ -90,12 +92,12 @@ func TestKernelInterfacesReadOnly(t *testing.T) {
 // fresh capabilities) cannot be made, so /etc cannot be remounted writable.
 func TestNoRemountViaNestedUserns(t *testing.T) {
 	each(t, func(t *testing.T, e *env) {
-		target := "/etc/zsandbox-e2e-" + randHex(4)
+		target := "/etc/zsandbox-e2e-" + harness.RandHex(4)
 		r := e.sh("unshare -Urm sh -c 'mount -o remount,rw,bind /etc && echo x > " + target + "'")
 		mustFail(t, r, "unshare -Urm + remount")
-		assertNotExist(t, target)
+		harness.MustNotExist(t, target)
 		r = e.sh("mount -o remount,rw / && echo x > " + target)
 		mustFail(t, r, "remount / rw")
-		assertNotExist(t, target)
+		harness.MustNotExist(t, target)
 	})
 }

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/zsandbox/zsandbox/internal/harness"
 )
 
 // These tests plant code where git, the shells, python, the agents and
@@ -127,11 +129,11 @@ func TestGitReadsMoreProtected(t *testing.T) {
 		before := snapshot(t, e.proj)
 		e.sh(script, "--protect", "Makefile", "--protect", "build.sh")
 		assertSameTree(t, before, snapshot(t, e.proj), "after the git and project-config attacks")
-		assertContent(t, filepath.Join(e.proj, ".git", "config"), string(config))
-		assertContent(t, filepath.Join(e.proj, ".git", "modules", "sub", "config"), string(subConfig))
-		assertContent(t, filepath.Join(e.proj, ".gitmodules"), string(gitmodules))
-		assertContent(t, filepath.Join(e.proj, "sub", ".git"), string(gitfile))
-		assertContent(t, filepath.Join(e.proj, "Makefile"), "all:\n")
+		harness.MustContain(t, filepath.Join(e.proj, ".git", "config"), string(config))
+		harness.MustContain(t, filepath.Join(e.proj, ".git", "modules", "sub", "config"), string(subConfig))
+		harness.MustContain(t, filepath.Join(e.proj, ".gitmodules"), string(gitmodules))
+		harness.MustContain(t, filepath.Join(e.proj, "sub", ".git"), string(gitfile))
+		harness.MustContain(t, filepath.Join(e.proj, "Makefile"), "all:\n")
 
 		for _, step := range []struct {
 			dir  string
@@ -243,8 +245,8 @@ func TestProtectedLegitWork(t *testing.T) {
 		}, "\n")
 		r := e.sh(script)
 		mustSucceed(t, r, "git, submodule and npm work")
-		assertContent(t, filepath.Join(e.proj, "commits"), "4\n")
-		assertContent(t, filepath.Join(e.proj, "Makefile"), "all:\nedited\n")
+		harness.MustContain(t, filepath.Join(e.proj, "commits"), "4\n")
+		harness.MustContain(t, filepath.Join(e.proj, "Makefile"), "all:\nedited\n")
 		if _, err := os.Lstat(filepath.Join(e.proj, "node_modules", ".bin", "lp")); err != nil || !strings.Contains(r.stdout, "lp ran") {
 			t.Errorf("npm install did not make node_modules/.bin/lp on the host (%v)\n%s", err, r)
 		}
@@ -262,7 +264,7 @@ func TestProtectedLegitWork(t *testing.T) {
 		}
 
 		mustSucceed(t, e.sh(`echo '{"permissions":{}}' > .claude/settings.json`, "--writable", ".claude"), "agent edits its own config with --writable .claude")
-		assertContent(t, filepath.Join(e.proj, ".claude", "settings.json"), `{"permissions":{}}`+"\n")
+		harness.MustContain(t, filepath.Join(e.proj, ".claude", "settings.json"), `{"permissions":{}}`+"\n")
 
 		settings := filepath.Join(e.outside, "settings.json")
 		e.write(settings, `{"protect": ["from-settings"]}`)
@@ -310,7 +312,7 @@ func TestBareRepositoryProtected(t *testing.T) {
 		e.runIn(bare, nil, "exec", "--", "sh", "-c", plant("."))
 		e.run("exec", "--writable", bare, "--", "sh", "-c", plant(bare))
 		assertSameTree(t, before, snapshot(t, bare), "after planting hooks in a bare repository")
-		assertContent(t, filepath.Join(bare, "config"), string(config))
+		harness.MustContain(t, filepath.Join(bare, "config"), string(config))
 
 		clone := filepath.Join(e.outside, "clone")
 		mustSucceed(t, e.hostRun(e.outside, nil, "git", "clone", "-q", bare, clone), "clone on the host")
@@ -338,8 +340,8 @@ func TestForeignCheckoutRuns(t *testing.T) {
 		if e.id.uid != 0 {
 			mustFail(t, e.runIn(ro, nil, "exec", "--", "sh", "-c", "echo x > .git/commondir"), "plant commondir in a foreign checkout")
 		}
-		assertNotExist(t, filepath.Join(ro, ".git", "commondir"))
-		assertNotExist(t, filepath.Join(ro, ".claude"))
+		harness.MustNotExist(t, filepath.Join(ro, ".git", "commondir"))
+		harness.MustNotExist(t, filepath.Join(ro, ".claude"))
 	})
 }
 

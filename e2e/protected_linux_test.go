@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/zsandbox/zsandbox/internal/harness"
 )
 
 // repo makes a git repository with one commit in the project dir.
@@ -63,13 +65,13 @@ func TestGitHooksProtected(t *testing.T) {
 		config, _ := os.ReadFile(filepath.Join(gitDir, "config"))
 		for name, script := range attacks {
 			e.sh(script)
-			assertNotExist(t, hook)
-			assertNotExist(t, filepath.Join(gitDir, "hooks.old"))
-			assertNotExist(t, filepath.Join(e.proj, ".git.old"))
+			harness.MustNotExist(t, hook)
+			harness.MustNotExist(t, filepath.Join(gitDir, "hooks.old"))
+			harness.MustNotExist(t, filepath.Join(e.proj, ".git.old"))
 			if fi, err := os.Lstat(filepath.Join(gitDir, "hooks")); err != nil || !fi.IsDir() {
 				t.Errorf("%s: .git/hooks is no longer a directory on the host (%v)", name, err)
 			}
-			assertContent(t, filepath.Join(gitDir, "config"), string(config))
+			harness.MustContain(t, filepath.Join(gitDir, "config"), string(config))
 			os.Remove(filepath.Join(gitDir, "x"))
 			os.Remove(filepath.Join(e.proj, "x"))
 		}
@@ -87,9 +89,9 @@ func TestMissingHooksDirProtected(t *testing.T) {
 		before := snapshot(t, e.proj)
 		r := e.sh("mkdir -p .git/hooks && echo evil > .git/hooks/pre-commit")
 		mustFail(t, r, "create missing hooks")
-		assertNotExist(t, filepath.Join(gitDir, "hooks"))
+		harness.MustNotExist(t, filepath.Join(gitDir, "hooks"))
 		mustSucceed(t, e.sh("echo hi > f && git add f && "+sandboxCommit), "commit with placeholder hooks")
-		assertNotExist(t, filepath.Join(gitDir, "hooks"))
+		harness.MustNotExist(t, filepath.Join(gitDir, "hooks"))
 		after := snapshot(t, e.proj)
 		delete(after, filepath.Join(e.proj, "f"))
 		for p := range after {
@@ -116,8 +118,8 @@ func TestGitConfigProtected(t *testing.T) {
 			"git config core.pager evil",
 		} {
 			e.sh(script)
-			assertContent(t, cfg, string(want))
-			assertNotExist(t, cfg+".old")
+			harness.MustContain(t, cfg, string(want))
+			harness.MustNotExist(t, cfg+".old")
 		}
 	})
 }
@@ -140,7 +142,7 @@ func TestExplicitWritableBeatsProtection(t *testing.T) {
 		gitDir := repo(t, e)
 		r := e.sh("echo ok > .git/hooks/pre-commit", "--writable", filepath.Join(gitDir, "hooks"))
 		mustSucceed(t, r, "write hook with --writable .git/hooks")
-		assertContent(t, filepath.Join(gitDir, "hooks", "pre-commit"), "ok\n")
+		harness.MustContain(t, filepath.Join(gitDir, "hooks", "pre-commit"), "ok\n")
 	})
 }
 
@@ -162,10 +164,10 @@ func TestWorktreeProtected(t *testing.T) {
 		} {
 			e.runIn(wt, nil, "exec", "--", "sh", "-c", script)
 		}
-		assertContent(t, filepath.Join(wt, ".git"), string(pointer))
-		assertContent(t, filepath.Join(gitDir, "config"), string(config))
-		assertNotExist(t, filepath.Join(gitDir, "hooks", "post-commit"))
-		assertNotExist(t, filepath.Join(wt, ".git.old"))
+		harness.MustContain(t, filepath.Join(wt, ".git"), string(pointer))
+		harness.MustContain(t, filepath.Join(gitDir, "config"), string(config))
+		harness.MustNotExist(t, filepath.Join(gitDir, "hooks", "post-commit"))
+		harness.MustNotExist(t, filepath.Join(wt, ".git.old"))
 	})
 }
 
@@ -188,10 +190,10 @@ func TestHomeStartupFilesProtected(t *testing.T) {
 		} {
 			e.runIn(e.home, nil, "exec", "--", "sh", "-c", script)
 		}
-		assertContent(t, filepath.Join(e.home, ".bashrc"), "# rc\n")
+		harness.MustContain(t, filepath.Join(e.home, ".bashrc"), "# rc\n")
 		assertSameTree(t, before, snapshot(t, e.home), "after the rc attacks")
 		mustSucceed(t, e.runIn(e.home, nil, "exec", "--", "sh", "-c", "echo ok > notes.txt"), "ordinary write in home")
-		assertContent(t, filepath.Join(e.home, "notes.txt"), "ok\n")
+		harness.MustContain(t, filepath.Join(e.home, "notes.txt"), "ok\n")
 	})
 }
 
@@ -255,9 +257,9 @@ func TestHiddenCannotBeMovedAside(t *testing.T) {
 			mustFail(t, r, step[1])
 			assertNoSecret(t, e, r, step[1])
 		}
-		assertContent(t, filepath.Join(e.home, ".docker", "config.json"), e.secret+"\n")
-		assertContent(t, filepath.Join(deep, "token"), e.secret+"\n")
-		assertNotExist(t, filepath.Join(e.home, "moved-docker"))
+		harness.MustContain(t, filepath.Join(e.home, ".docker", "config.json"), e.secret+"\n")
+		harness.MustContain(t, filepath.Join(deep, "token"), e.secret+"\n")
+		harness.MustNotExist(t, filepath.Join(e.home, "moved-docker"))
 	})
 }
 
@@ -337,7 +339,7 @@ func TestNestedRootRenameAside(t *testing.T) {
 			" && echo evil > " + repoDir + "/.git/hooks/pre-commit"
 		r := e.runIn(repoDir, nil, "exec", "--writable", outer, "--", "sh", "-c", script)
 		mustFail(t, r, "rename the repository's parent aside and plant a hook")
-		assertNotExist(t, filepath.Join(outer, "x.moved"))
-		assertNotExist(t, filepath.Join(repoDir, ".git", "hooks", "pre-commit"))
+		harness.MustNotExist(t, filepath.Join(outer, "x.moved"))
+		harness.MustNotExist(t, filepath.Join(repoDir, ".git", "hooks", "pre-commit"))
 	})
 }

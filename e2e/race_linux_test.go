@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/zsandbox/zsandbox/internal/harness"
 )
 
 // raceFixture makes race/sub (the victim's working directory), race/link
@@ -48,7 +50,7 @@ func TestRootSwapRace(t *testing.T) {
 		if out, err := cmd.CombinedOutput(); err != nil {
 			t.Fatalf("victim loop: %v\n%s", err, out)
 		}
-		assertNotExist(t, filepath.Join(victim, "pwned"))
+		harness.MustNotExist(t, filepath.Join(victim, "pwned"))
 		if s, _ := os.ReadFile(errs); len(s) > 0 {
 			t.Logf("stderr of the victim runs (first lines):\n%.1500s", s)
 		}
@@ -83,6 +85,6 @@ func TestRootSwapRaceAlone(t *testing.T) {
 		if out, err := cmd.CombinedOutput(); err != nil {
 			t.Fatalf("victim loop: %v\n%s", err, out)
 		}
-		assertNotExist(t, filepath.Join(victim, "pwned"))
+		harness.MustNotExist(t, filepath.Join(victim, "pwned"))
 	})
 }

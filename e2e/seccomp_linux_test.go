@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/zsandbox/zsandbox/internal/harness"
 )
 
 // probeIn runs one attack syscall probe inside zsandbox and returns what
@@ -123,7 +125,7 @@ func TestUserSeccompProfile(t *testing.T) {
 		e.write(good, `{"defaultAction": "SCMP_ACT_ALLOW", "syscalls": [{"names": ["mkdir", "mkdirat"], "action": "SCMP_ACT_ERRNO", "errnoRet": 1}]}`)
 		r := e.sh("mkdir newdir", "--seccomp-profile", good)
 		mustFail(t, r, "mkdir under a profile that blocks it")
-		assertNotExist(t, filepath.Join(e.proj, "newdir"))
+		harness.MustNotExist(t, filepath.Join(e.proj, "newdir"))
 		mustSucceed(t, e.sh("mkdir newdir"), "mkdir under the built-in profile")
 		if got := e.probeIn(t, "socket-unix", "--seccomp-profile", good); got != "EPERM" {
 			t.Errorf("network deny additions dropped with a user profile: socket-unix = %s", got)

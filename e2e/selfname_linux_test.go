@@ -4,6 +4,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/zsandbox/zsandbox/internal/harness"
 )
 
 // TestZsandboxNameNotPlantedOnPath: a project's bin directory on PATH
@@ -24,7 +26,7 @@ func TestZsandboxNameNotPlantedOnPath(t *testing.T) {
 			if fi, err := os.Lstat(target); err == nil && fi.Size() > 0 {
 				t.Errorf("%s was planted on the host", target)
 			}
-			assertNotExist(t, target)
+			harness.MustNotExist(t, target)
 		}
 		// The directory itself stays the project's: npm can write it.
 		r := e.runWith("", e.proj, []string{path}, "exec", "--", "sh", "-c", "echo ok > "+filepath.Join(bin, "tool"))

@@ -9,6 +9,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/zsandbox/zsandbox/internal/harness"
 )
 
 // The host's unix sockets stay closed in every network mode unless
@@ -25,7 +27,7 @@ type hostSockets struct {
 
 func listenHostSockets(t *testing.T, e *env) hostSockets {
 	t.Helper()
-	s := hostSockets{abstractName: "zsandbox-e2e-" + randHex(4)}
+	s := hostSockets{abstractName: "zsandbox-e2e-" + harness.RandHex(4)}
 	s.outside = unixListener(t, filepath.Join(e.outside, "daemon.sock"))
 	s.inRoot = unixListener(t, filepath.Join(e.tmp, "daemon.sock"))
 	s.abstract = listenStream(t, "unix", "@"+s.abstractName)
@@ -159,7 +161,7 @@ func TestTmuxNotDriven(t *testing.T) {
 		r := e.run("exec", "--network", "allow", "--", "tmux", "-S", sock, "send-keys", "-t", "zs", "touch "+marker, "Enter")
 		mustFail(t, r, "tmux send-keys from inside")
 		time.Sleep(300 * time.Millisecond) // what was typed would have run by now
-		assertNotExist(t, marker)
+		harness.MustNotExist(t, marker)
 		r = e.run("exec", "--network", "allow", "--allow-unix-sockets", "--", "tmux", "-S", sock, "send-keys", "-t", "zs", "touch "+marker, "Enter")
 		mustSucceed(t, r, "tmux send-keys with --allow-unix-sockets")
 		if !waitFor(3*time.Second, func() bool { _, err := os.Stat(marker); return err == nil }) {
@@ -289,7 +291,7 @@ func TestSeccompProfileHidingLandlock(t *testing.T) {
 		if r.code != 127 || !strings.Contains(r.stderr, "refuses landlock_create_ruleset") || !strings.Contains(r.stderr, "did not run") {
 			t.Errorf("exec: want 127 naming landlock_create_ruleset\n%s", r)
 		}
-		assertNotExist(t, marker)
+		harness.MustNotExist(t, marker)
 		mustSucceed(t, e.run("exec", "--landlock", "off", "--seccomp-profile", prof, "--", "touch", marker), "--landlock off")
 	})
 }

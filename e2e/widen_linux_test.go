@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/zsandbox/zsandbox/internal/harness"
 )
 
 // Nothing a sandboxed command writes may widen a later run. Every test
@@ -90,14 +92,14 @@ func TestPlantedGitFileDoesNotWiden(t *testing.T) {
 			fake, e.outside, e.proj)
 		mustSucceed(t, e.sh(plant), "run 1 plants .git in cwd")
 		mustFail(t, e.sh("echo pwned > "+victim), "run 2 writes the victim")
-		assertContent(t, victim, "original\n")
+		harness.MustContain(t, victim, "original\n")
 
 		// A .git file in the parent (run 1 had cwd = home).
 		os.Remove(filepath.Join(e.proj, ".git"))
 		r := e.runIn(e.home, nil, "exec", "--", "sh", "-c", "printf 'gitdir: "+e.outside+"\\n' > .git")
 		mustSucceed(t, r, "run 1 plants .git in the parent")
 		mustFail(t, e.sh("echo pwned > "+victim), "run 2 below the planted parent writes the victim")
-		assertContent(t, victim, "original\n")
+		harness.MustContain(t, victim, "original\n")
 
 		// /tmp/.git, planted by one run, read by every later run under /tmp.
 		r = e.private("mount -t tmpfs tmpfs /tmp && mkdir /tmp/a /tmp/b && chown "+owner(e)+" /tmp/a /tmp/b",
@@ -106,7 +108,7 @@ func TestPlantedGitFileDoesNotWiden(t *testing.T) {
 		if !strings.Contains(r.stdout, "run2-failed") {
 			t.Errorf("run 2 under a planted /tmp/.git succeeded\n%s", r)
 		}
-		assertContent(t, victim, "original\n")
+		harness.MustContain(t, victim, "original\n")
 	})
 }
 
@@ -151,7 +153,7 @@ func TestWorktreeAdminFilesDoNotWiden(t *testing.T) {
 			}
 		}
 		for f, want := range files {
-			assertContent(t, f, want)
+			harness.MustContain(t, f, want)
 		}
 
 		// Rewritten anyway (from the main repository they are protected
@@ -160,7 +162,7 @@ func TestWorktreeAdminFilesDoNotWiden(t *testing.T) {
 		e.write(filepath.Join(admin, "commondir"), victimRepo+"/.git\n")
 		pwned := filepath.Join(victimRepo, ".git", "pwned")
 		mustFail(t, e.runIn(wt, nil, "exec", "--", "sh", "-c", "echo x > "+pwned), "run 2 in the worktree writes the victim repository")
-		assertNotExist(t, pwned)
+		harness.MustNotExist(t, pwned)
 	})
 }
 
@@ -175,7 +177,7 @@ func TestWritableThroughPlantedSymlink(t *testing.T) {
 		e.mkdir(filepath.Join(e.outside, "bin"))
 		e.chownAll()
 		mustSucceed(t, e.sh("echo ok > "+cache+"/f", "--writable", cache), "--writable of a real directory")
-		assertContent(t, filepath.Join(cache, "f"), "ok\n")
+		harness.MustContain(t, filepath.Join(cache, "f"), "ok\n")
 
 		mustSucceed(t, e.sh("rm -r cache && ln -s "+e.outside+" cache && ln -s "+e.outside+" $TMPDIR/X"), "run 1 plants the symlinks")
 		victim := filepath.Join(e.outside, "file")
@@ -194,8 +196,8 @@ func TestWritableThroughPlantedSymlink(t *testing.T) {
 		if !strings.Contains(r.stderr, "name the real directory "+e.outside) {
 			t.Errorf("the hint does not name the real directory:\n%s", r)
 		}
-		assertContent(t, victim, "original\n")
-		assertNotExist(t, filepath.Join(e.outside, "bin", "file"))
+		harness.MustContain(t, victim, "original\n")
+		harness.MustNotExist(t, filepath.Join(e.outside, "bin", "file"))
 
 		r = e.private("mount -t tmpfs -o mode=755 tmpfs /run && mkdir /run/zs && chown "+owner(e)+" /run/zs",
 			`"$ZS" exec --writable /var/run/zs -- sh -c 'echo ok > /var/run/zs/f' && cat /run/zs/f`)
@@ -221,7 +223,7 @@ func TestObeyedFilesARunCouldWrite(t *testing.T) {
 		e.write(settings, `{"seccompProfile": "~/proj/profile.json"}`)
 		e.chownAll()
 		mustRefuse(t, e.run("exec", "--", "touch", marker), filepath.Join(e.proj, "profile.json"), "settings seccompProfile")
-		assertNotExist(t, marker)
+		harness.MustNotExist(t, marker)
 
 		// --backend landlock, cwd = $HOME, no credential files and no
 		// settings file yet: run 1 would create the settings file.
@@ -236,9 +238,9 @@ func TestObeyedFilesARunCouldWrite(t *testing.T) {
 		if e.id.uid != 0 && !strings.Contains(r.stderr, "does not exist and lies inside writable root") {
 			t.Errorf("run 1: the refusal does not say why\n%s", r)
 		}
-		assertNotExist(t, settings)
+		harness.MustNotExist(t, settings)
 		mustFail(t, e.run("exec", "--backend", "landlock", "--no-warning", "--", "sh", "-c", "echo pwned > "+e.outside+"/file"), "run 2 writes the victim")
-		assertContent(t, filepath.Join(e.outside, "file"), "original\n")
+		harness.MustContain(t, filepath.Join(e.outside, "file"), "original\n")
 	})
 }
 
@@ -350,7 +352,7 @@ func TestPlantedBwrapNotRun(t *testing.T) {
 		if r.code != 127 || !strings.Contains(r.stderr, "zsandbox: error: bubblewrap (bwrap) is not installed") {
 			t.Errorf("want 127 and the not-installed error\n%s", r)
 		}
-		assertNotExist(t, marker)
+		harness.MustNotExist(t, marker)
 	})
 }
 
@@ -466,6 +468,6 @@ func TestCwdIsTheKernels(t *testing.T) {
 		if r.stdout != e.proj+"\n" {
 			t.Errorf("the command runs in %q, want %q", r.stdout, e.proj)
 		}
-		assertContent(t, filepath.Join(e.proj, "f"), "ok\n")
+		harness.MustContain(t, filepath.Join(e.proj, "f"), "ok\n")
 	})
 }

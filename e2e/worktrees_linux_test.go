@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/zsandbox/zsandbox/internal/harness"
 )
 
 // TestSiblingWorktreeAdminProtected: from the main worktree, a command
@@ -42,15 +44,15 @@ func TestSiblingWorktreeAdminProtected(t *testing.T) {
 			`true`,
 		}, "\n")
 		mustSucceed(t, e.sh(script), "run 1")
-		assertContent(t, filepath.Join(admin, "commondir"), string(commondir))
-		assertContent(t, filepath.Join(admin, "gitdir"), string(gitdir))
-		assertNotExist(t, filepath.Join(admin, "config.worktree"))
+		harness.MustContain(t, filepath.Join(admin, "commondir"), string(commondir))
+		harness.MustContain(t, filepath.Join(admin, "gitdir"), string(gitdir))
+		harness.MustNotExist(t, filepath.Join(admin, "config.worktree"))
 		mustSucceed(t, e.hostRun(wt, nil, "git", "status", "--porcelain"), "git status in the other worktree")
 		assertNothingRan(t, e, "git in the other worktree after the run")
 
 		wt2 := filepath.Join(e.proj, "wt2")
 		mustSucceed(t, e.sh("git worktree add -q wt2 && echo hi > wt2/f"), "git worktree add from the main worktree")
-		assertContent(t, filepath.Join(wt2, "f"), "hi\n")
+		harness.MustContain(t, filepath.Join(wt2, "f"), "hi\n")
 	})
 }
 
@@ -78,7 +80,7 @@ func TestNamedRootProjectConfigProtected(t *testing.T) {
 		mustSucceed(t, e.sh(script, "--writable", other), "run 1")
 		assertSameTree(t, before, snapshot(t, other), "the named root after the project-config attacks")
 		mustSucceed(t, e.sh("echo ok > "+other+"/f", "--writable", other), "an ordinary file in the named root")
-		assertContent(t, filepath.Join(other, "f"), "ok\n")
+		harness.MustContain(t, filepath.Join(other, "f"), "ok\n")
 	})
 }
 
@@ -169,7 +171,7 @@ func TestStrayGitInTmpdirDoesNotBreakRuns(t *testing.T) {
 	each(t, func(t *testing.T, e *env) {
 		mustSucceed(t, e.sh(`git init -q "$TMPDIR" && rm -rf "$TMPDIR/.git/hooks" && ln -s /etc "$TMPDIR/.git/hooks"`), "run 1 plants $TMPDIR/.git")
 		mustSucceed(t, e.sh("echo ok > f"), "run 2")
-		assertContent(t, filepath.Join(e.proj, "f"), "ok\n")
+		harness.MustContain(t, filepath.Join(e.proj, "f"), "ok\n")
 	})
 }
 

@@ -6,7 +6,6 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/gob"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,7 +13,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 
@@ -67,12 +65,6 @@ func runPreExec(spec string) int {
 	return harness.Fatalf("preexec: exec %q: %v", p.Argv[0], err)
 }
 
-var (
-	goBinOnce sync.Once
-	goBinPath string
-	goBinErr  error
-)
-
 // goStage2Binary is this package's tests built with CGO_ENABLED=0, beside
 // testBinary (so every identity can run it): its stage 2 is the Go one.
 func goStage2Binary(t *testing.T) string {
@@ -80,19 +72,11 @@ func goStage2Binary(t *testing.T) string {
 	if testing.Short() {
 		t.Skip("builds a second test binary")
 	}
-	dir := filepath.Dir(harness.Binary(t))
-	goBinOnce.Do(func() {
-		goBinPath = filepath.Join(dir, "landlock-nocgo.test")
-		build := exec.Command("go", "test", "-c", "-o", goBinPath, ".")
-		build.Env = append(os.Environ(), "CGO_ENABLED=0")
-		if out, err := build.CombinedOutput(); err != nil {
-			goBinErr = fmt.Errorf("go test -c with CGO_ENABLED=0: %v\n%s", err, out)
-		}
-	})
-	if goBinErr != nil {
-		t.Fatal(goBinErr)
+	p, err := harness.Build(t, "landlock-nocgo.test", []string{"CGO_ENABLED=0"}, "test", "-c", ".")
+	if err != nil {
+		t.Fatal(err)
 	}
-	return goBinPath
+	return p
 }
 
 // diffCase is one stage-2 run. spec builds the launcher's spec around

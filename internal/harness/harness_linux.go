@@ -16,6 +16,7 @@ import (
 	"os/user"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -261,4 +262,36 @@ func MustContain(t *testing.T, p, want string) {
 func Fatalf(format string, args ...any) int {
 	fmt.Fprintf(os.Stderr, "helper: "+format+"\n", args...)
 	return 3
+}
+
+var (
+	builtMu sync.Mutex
+	built   = map[string]builtBinary{}
+)
+
+type builtBinary struct {
+	path string
+	err  error
+}
+
+// Build runs `go ARGS... -o DIR/name` once per name, with env added to
+// the environment, into the directory of Binary's copy, where every
+// identity can run it, and returns the path (or the build's error, each
+// time it is asked).
+func Build(t *testing.T, name string, env []string, args ...string) (string, error) {
+	t.Helper()
+	dir := filepath.Dir(Binary(t))
+	builtMu.Lock()
+	defer builtMu.Unlock()
+	if b, ok := built[name]; ok {
+		return b.path, b.err
+	}
+	b := builtBinary{path: filepath.Join(dir, name)}
+	cmd := exec.Command("go", append(args, "-o", b.path)...)
+	cmd.Env = append(os.Environ(), env...)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		b.err = fmt.Errorf("go %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	built[name] = b
+	return b.path, b.err
 }
