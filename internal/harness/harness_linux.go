@@ -274,7 +274,7 @@ type builtBinary struct {
 	err  error
 }
 
-// Build runs `go ARGS... -o DIR/name` once per name, with env added to
+// Build runs `go ARGS[0] -o DIR/name ARGS[1:]...` once per name, with env added to
 // the environment, into the directory of Binary's copy, where every
 // identity can run it, and returns the path (or the build's error, each
 // time it is asked).
@@ -287,7 +287,7 @@ func Build(t *testing.T, name string, env []string, args ...string) (string, err
 		return b.path, b.err
 	}
 	b := builtBinary{path: filepath.Join(dir, name)}
-	cmd := exec.Command("go", append(args, "-o", b.path)...)
+	cmd := exec.Command("go", append([]string{args[0], "-o", b.path}, args[1:]...)...)
 	cmd.Env = append(os.Environ(), env...)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		b.err = fmt.Errorf("go %s: %v\n%s", strings.Join(args, " "), err, out)
