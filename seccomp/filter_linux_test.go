@@ -21,18 +21,18 @@ import (
 	"testing"
 
 	specs "github.com/opencontainers/runtime-spec/specs-go"
+
+	"github.com/zsandbox/zsandbox/internal/probe"
 )
 
 const (
-	probeEnv       = "ZSANDBOX_SECCOMP_PROBE"    // which probe a child runs
-	filteredEnv    = "ZSANDBOX_SECCOMP_FILTERED" // "1": install the program on fd 3 first
-	i386ELFEnv     = "ZSANDBOX_SECCOMP_I386_ELF" // path of the i386 test binary
-	mustEnforceEnv = "ZSANDBOX_MUST_ENFORCE"     // "1": a test that cannot prove its point fails instead of skipping
+	probeEnv       = "ZSANDBOX_SECCOMP_PROBE" // which probe a child runs
+	mustEnforceEnv = "ZSANDBOX_MUST_ENFORCE"  // "1": a test that cannot prove its point fails instead of skipping
 )
 
 func TestMain(m *testing.M) {
 	if name := os.Getenv(probeEnv); name != "" {
-		os.Exit(probeMain(name))
+		os.Exit(probe.Syscall(name))
 	}
 	os.Exit(m.Run())
 }
@@ -52,14 +52,14 @@ func runProbe(t *testing.T, name string, bpf []byte, env ...string) string {
 		}
 		defer f.Close()
 		cmd.ExtraFiles = []*os.File{f}
-		cmd.Env = append(cmd.Env, filteredEnv+"=1")
+		cmd.Env = append(cmd.Env, probe.FilteredEnv+"=1")
 	}
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	var exit *exec.ExitError
 	if errors.As(err, &exit) && !exit.Exited() {
-		return exitOutcome(exit.ProcessState) // the filter killed the probe itself
+		return probe.ExitOutcome(exit.ProcessState) // the filter killed the probe itself
 	}
 	if err != nil {
 		t.Fatalf("probe %s: %v\n%s", name, err, stderr.Bytes())
@@ -111,7 +111,7 @@ type attack struct {
 func TestFilterRefusesAttacks(t *testing.T) {
 	progs := mustPrograms(t)
 	elf := filepath.Join(t.TempDir(), "exit42-i386")
-	if err := os.WriteFile(elf, i386Exit42(), 0o755); err != nil {
+	if err := os.WriteFile(elf, probe.I386Exit42(), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	attacks := []attack{
@@ -153,11 +153,11 @@ func TestFilterRefusesAttacks(t *testing.T) {
 	for _, a := range attacks {
 		t.Run(a.probe+"/"+a.profile, func(t *testing.T) {
 			t.Parallel()
-			got := runProbe(t, a.probe, progs[a.profile], i386ELFEnv+"="+elf)
+			got := runProbe(t, a.probe, progs[a.profile], probe.I386ELFEnv+"="+elf)
 			if got != a.want {
 				t.Errorf("under the %s filter, %s: %s, want %s", a.profile, a.probe, got, a.want)
 			}
-			base := runProbe(t, a.probe, nil, i386ELFEnv+"="+elf)
+			base := runProbe(t, a.probe, nil, probe.I386ELFEnv+"="+elf)
 			t.Logf("without the filter: %s", base)
 			if base == a.want || strings.HasPrefix(base, "setup:") {
 				// The filter's refusal was checked above; only who refused

@@ -8,8 +8,10 @@
 package probe
 
 import (
+	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"runtime"
 	"strconv"
 	"strings"
@@ -48,12 +50,21 @@ func Try(p string) string {
 	return Outcome(try(op, a, b))
 }
 
-// Outcome is "ok", an errno's name, or the error's text.
+// Outcome is what a probe prints: "ok", an errno's name ("EPERM"), for a
+// command it ran "exit N" or "killed by SIGNAL", "setup: …" for a probe
+// that failed before its attack, or the error's text.
 func Outcome(err error) string {
-	if err == nil {
+	var setup setupError
+	var exit *exec.ExitError
+	var errno unix.Errno
+	switch {
+	case err == nil:
 		return "ok"
-	}
-	if errno, ok := err.(syscall.Errno); ok {
+	case errors.As(err, &setup):
+		return setup.Error()
+	case errors.As(err, &exit):
+		return ExitOutcome(exit.ProcessState)
+	case errors.As(err, &errno):
 		return unix.ErrnoName(errno)
 	}
 	return err.Error()

@@ -1,9 +1,10 @@
-//go:build linux && cgo
+//go:build linux
 
-package seccomp
+package probe
 
-// The probe side of the real filter tests: each probe tries one call and
-// returns its error; probeMain prints the outcome for the parent to check.
+// The probes of seccomp/'s real filter tests: each named probe tries one
+// system call the filter must refuse (or allow) and returns its error;
+// Syscall prints the outcome for the parent to check.
 
 import (
 	"bytes"
@@ -26,19 +27,27 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-func probeMain(name string) int {
-	probe, ok := probes[name]
+// Environment of a Syscall child.
+const (
+	FilteredEnv = "ZSANDBOX_SECCOMP_FILTERED" // "1": install the program on fd 3 first
+	I386ELFEnv  = "ZSANDBOX_SECCOMP_I386_ELF" // path of the i386 binary (I386Exit42)
+)
+
+// Syscall runs the probe name, under the filter on fd 3 when FilteredEnv
+// is "1", prints its outcome and returns the exit status for the child.
+func Syscall(name string) int {
+	probe, ok := syscallProbes[name]
 	if !ok {
 		fmt.Fprintf(os.Stderr, "unknown probe %q\n", name)
 		return 2
 	}
-	if os.Getenv(filteredEnv) == "1" {
+	if os.Getenv(FilteredEnv) == "1" {
 		if err := installFromFD(3); err != nil {
 			fmt.Fprintf(os.Stderr, "install filter: %v\n", err)
 			return 2
 		}
 	}
-	fmt.Println(outcome(probe()))
+	fmt.Println(Outcome(probe()))
 	return 0
 }
 
@@ -48,9 +57,9 @@ func installFromFD(fd int) error {
 	if err != nil {
 		return err
 	}
-	insns := make([]unix.SockFilter, len(bpf)/insnSize)
+	insns := make([]unix.SockFilter, len(bpf)/bpfInsnSize)
 	for i := range insns {
-		b := bpf[i*insnSize:]
+		b := bpf[i*bpfInsnSize:]
 		insns[i] = unix.SockFilter{Code: binary.NativeEndian.Uint16(b), Jt: b[2], Jf: b[3], K: binary.NativeEndian.Uint32(b[4:])}
 	}
 	// no_new_privs and the filter are per thread: set both on this one and
@@ -77,26 +86,8 @@ type setupError struct{ err error }
 
 func (e setupError) Error() string { return "setup: " + e.err.Error() }
 
-// outcome is what a probe prints: "ok", an errno name ("EPERM"), or for a
-// command it ran, "exit N" or "killed by SIGNAL".
-func outcome(err error) string {
-	var setup setupError
-	var exit *exec.ExitError
-	var errno unix.Errno
-	switch {
-	case err == nil:
-		return "ok"
-	case errors.As(err, &setup):
-		return setup.Error()
-	case errors.As(err, &exit):
-		return exitOutcome(exit.ProcessState)
-	case errors.As(err, &errno):
-		return unix.ErrnoName(errno)
-	}
-	return "error: " + err.Error()
-}
-
-func exitOutcome(ps *os.ProcessState) string {
+// ExitOutcome describes how a process ended: "exit N" or "killed by SIGNAL".
+func ExitOutcome(ps *os.ProcessState) string {
 	ws := ps.Sys().(syscall.WaitStatus)
 	if ws.Signaled() {
 		return "killed by " + unix.SignalName(ws.Signal())
@@ -121,7 +112,7 @@ const (
 	getpidAMD64      = 39
 )
 
-var probes = map[string]func() error{
+var syscallProbes = map[string]func() error{
 	"tiocsti":           func() error { return withPTY(func(tty int) error { return injectChar(tty, ioctlTIOCSTI) }) },
 	"tiocsti-high-bits": func() error { return withPTY(func(tty int) error { return injectChar(tty, highBits|ioctlTIOCSTI) }) },
 	"tioclinux": func() error {
@@ -177,7 +168,7 @@ var probes = map[string]func() error{
 	"socketpair-raw":  func() error { return socketpair(unix.AF_UNIX, unix.SOCK_RAW) },
 	"socketpair-inet": func() error { return socketpair(unix.AF_INET, unix.SOCK_STREAM) },
 	"x32-getpid":      func() error { return rawSyscall(x32SyscallBit | getpidAMD64) },
-	"i386-exit":       func() error { return exec.Command(os.Getenv(i386ELFEnv)).Run() },
+	"i386-exit":       func() error { return exec.Command(os.Getenv(I386ELFEnv)).Run() },
 	"threads":         threads,
 }
 
@@ -321,10 +312,10 @@ func threadCount() (int, error) {
 	return 0, errors.New("no Threads line in /proc/self/status")
 }
 
-// i386Exit42 is a minimal static i386 ELF executable that calls exit(42)
+// I386Exit42 is a minimal static i386 ELF executable that calls exit(42)
 // through int 0x80. Under the filter its first syscall, made through the
 // i386 ABI, must kill it.
-func i386Exit42() []byte {
+func I386Exit42() []byte {
 	const base = 0x08048000
 	code := []byte{
 		0xb8, 0x01, 0x00, 0x00, 0x00, // mov eax, 1 (exit)
@@ -349,3 +340,6 @@ func i386Exit42() []byte {
 	b.Write(code)
 	return b.Bytes()
 }
+
+// bpfInsnSize is the size of one struct sock_filter.
+const bpfInsnSize = 8
