@@ -152,13 +152,7 @@ func each(t *testing.T, f func(t *testing.T, e *env)) {
 
 func newEnv(t *testing.T, id identity) *env {
 	t.Helper()
-	base, err := os.MkdirTemp(baseParent(), "zsandbox-e2e-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	base, _ = filepath.EvalSymlinks(base)
-	t.Cleanup(func() { os.RemoveAll(base) })
-	os.Chmod(base, 0o755)
+	base := harness.TempBase(t, baseParent(), "zsandbox-e2e-")
 	e := &env{t: t, id: id, base: base, secret: "ZS-SECRET-" + harness.RandHex(8)}
 	e.home = filepath.Join(base, "home")
 	e.proj = filepath.Join(e.home, "proj")

@@ -155,16 +155,25 @@ type Fixture struct {
 	Outside string
 }
 
-// NewFixture makes a fixture for id, removed when t ends.
-func NewFixture(t *testing.T, id Identity) *Fixture {
+// TempBase makes a fresh directory in parent, named after prefix, that
+// every identity can enter, with no symlink in its path; it is removed
+// when t ends.
+func TempBase(t *testing.T, parent, prefix string) string {
 	t.Helper()
-	base, err := os.MkdirTemp(BaseParent(), "zsandbox-landlock-")
+	base, err := os.MkdirTemp(parent, prefix)
 	if err != nil {
 		t.Fatal(err)
 	}
 	base, _ = filepath.EvalSymlinks(base)
 	t.Cleanup(func() { os.RemoveAll(base) })
 	os.Chmod(base, 0o755)
+	return base
+}
+
+// NewFixture makes a fixture for id, removed when t ends.
+func NewFixture(t *testing.T, id Identity) *Fixture {
+	t.Helper()
+	base := TempBase(t, BaseParent(), "zsandbox-landlock-")
 	f := &Fixture{T: t, ID: id, Base: base, Root: filepath.Join(base, "root"), Outside: filepath.Join(base, "outside")}
 	for _, d := range []string{f.Root, f.Outside} {
 		f.Mkdir(d)
