@@ -3,9 +3,9 @@ package bwrap
 import (
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
-	"strings"
+
+	"github.com/zsandbox/zsandbox/policy"
 )
 
 // SystemPath is where distributions install bubblewrap.
@@ -33,7 +33,7 @@ func find(dirs []string, trusted func(path string) (string, error)) (string, err
 			continue
 		}
 		c := filepath.Join(dir, "bwrap")
-		if !isExecutable(c) {
+		if !policy.IsExecutable(c) {
 			continue
 		}
 		real, err := trusted(c)
@@ -50,35 +50,9 @@ func find(dirs []string, trusted func(path string) (string, error)) (string, err
 	return "", ErrNotFound
 }
 
-func isExecutable(p string) bool {
-	fi, err := os.Stat(p)
-	return err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0
-}
-
 // LookPath finds argv0 the way execvp inside the sandbox will, using the
-// command's own PATH; it lets zsandbox say "command not found" (127) itself
-// instead of leaving bwrap's exit 1.
+// command's own PATH (policy.LookPath); it lets zsandbox say "command not
+// found" (127) itself instead of leaving bwrap's exit 1.
 func LookPath(argv0, pathEnv, cwd string) (string, error) {
-	if strings.Contains(argv0, "/") {
-		p := argv0
-		if !filepath.IsAbs(p) {
-			p = filepath.Join(cwd, p)
-		}
-		if _, err := os.Stat(p); err != nil {
-			return "", err
-		}
-		return p, nil
-	}
-	for _, dir := range filepath.SplitList(pathEnv) {
-		if dir == "" {
-			dir = "."
-		}
-		if !filepath.IsAbs(dir) {
-			dir = filepath.Join(cwd, dir)
-		}
-		if c := filepath.Join(dir, argv0); isExecutable(c) {
-			return c, nil
-		}
-	}
-	return "", os.ErrNotExist
+	return policy.LookPath(argv0, pathEnv, cwd)
 }

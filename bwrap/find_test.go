@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/zsandbox/zsandbox/policy"
 )
 
 // TestFind: the first trusted, executable bwrap in order wins; relative
@@ -70,10 +72,10 @@ func TestFindSystemPathFirst(t *testing.T) {
 		asked = append(asked, p)
 		return "", errors.New("refused")
 	})
-	if isExecutable(SystemPath) && (len(asked) == 0 || asked[0] != SystemPath) {
+	if policy.IsExecutable(SystemPath) && (len(asked) == 0 || asked[0] != SystemPath) {
 		t.Errorf("trusted asked %q, want %s first", asked, SystemPath)
 	}
-	if !isExecutable(SystemPath) && len(asked) != 0 {
+	if !policy.IsExecutable(SystemPath) && len(asked) != 0 {
 		t.Errorf("trusted asked %q with no bwrap anywhere", asked)
 	}
 }
