@@ -214,35 +214,6 @@ var hostResolver Resolver = func(ctx context.Context, host string) ([]netip.Addr
 	return net.DefaultResolver.LookupNetIP(ctx, "ip", host)
 }
 
-// tunnel copies bytes both ways until both sides are done. The bytes the
-// handshake reader already buffered go first. Between two *net.TCPConn
-// io.Copy splices, so the data does not pass through user space.
-func tunnel(client net.Conn, br *bufio.Reader, server net.Conn) {
-	if n := br.Buffered(); n > 0 {
-		b, _ := br.Peek(n)
-		if _, err := server.Write(b); err != nil {
-			return
-		}
-	}
-	done := make(chan struct{})
-	go func() {
-		io.Copy(server, client)
-		closeWrite(server)
-		close(done)
-	}()
-	io.Copy(client, server)
-	closeWrite(client)
-	<-done
-}
-
-func closeWrite(c net.Conn) {
-	if cw, ok := c.(interface{ CloseWrite() error }); ok {
-		cw.CloseWrite()
-		return
-	}
-	c.Close()
-}
-
 // Hint is the hint line for the refused targets, or "" when none.
 func Hint(refused []string) string {
 	if len(refused) == 0 {
