@@ -1,9 +1,11 @@
 package netproxy
 
 import (
+	"bufio"
 	"fmt"
 	"io"
 	"net"
+	"net/http"
 	"slices"
 	"testing"
 	"time"
@@ -167,4 +169,50 @@ func median(d []time.Duration) float64 {
 	d = slices.Clone(d)
 	slices.Sort(d)
 	return float64(d[len(d)/2])
+}
+
+// bulkHTTP answers one request with bulk bytes of body.
+func bulkHTTP(c net.Conn, _ *upstream) {
+	if _, err := http.ReadRequest(bufio.NewReader(c)); err != nil {
+		return
+	}
+	fmt.Fprintf(c, "HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n", bulk)
+	io.CopyN(c, zeros{}, bulk)
+}
+
+// get sends a GET for uri on c and downloads the response's body.
+func get(b *testing.B, c net.Conn, uri string) {
+	fmt.Fprintf(c, "GET %s HTTP/1.1\r\nHost: echo.test\r\n\r\n", uri)
+	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	n, err := io.Copy(io.Discard, resp.Body)
+	if err != nil || n != bulk {
+		b.Fatalf("downloaded %d bytes, %v", n, err)
+	}
+	c.Close()
+}
+
+// BenchmarkForwardPair is BenchmarkDownloadPair's ratio for a plain HTTP
+// request through the proxy (an absolute URI, which the proxy forwards)
+// against the same request sent to the server directly.
+func BenchmarkForwardPair(b *testing.B) {
+	up := newUpstream(b, bulkHTTP)
+	addr := benchProxy(b)
+	var direct, proxied []time.Duration
+	for b.Loop() {
+		t0 := time.Now()
+		get(b, dialDirect(b, up), "/")
+		t1 := time.Now()
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			b.Fatal(err)
+		}
+		get(b, c, fmt.Sprintf("http://echo.test:%d/", up.addr.Port()))
+		t2 := time.Now()
+		direct, proxied = append(direct, t1.Sub(t0)), append(proxied, t2.Sub(t1))
+	}
+	b.ReportMetric(median(direct)/median(proxied), "ratio")
+	b.ReportMetric(bulk/median(proxied)*1e3, "proxy-MB/s")
 }

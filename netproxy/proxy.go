@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net"
+	"net/http"
 	"net/netip"
 	"strings"
 	"sync"
@@ -131,16 +133,24 @@ func (p *Proxy) handle(c net.Conn) {
 		return
 	}
 	var server net.Conn
+	var req *http.Request // an absolute-URI request to forward; nil for a tunnel
 	if first[0] == socksVersion {
 		server = p.socks(c, br)
 	} else {
-		server = p.http(c, br)
+		server, req = p.http(c, br)
 	}
 	if server == nil {
 		return
 	}
 	defer server.Close()
+	// Decided: the handshake's bounds end here, also for the body of a
+	// forwarded request (which br reads) and the response copied back.
 	c.SetDeadline(time.Time{})
+	lim.N = math.MaxInt64
+	if req != nil {
+		forward(c, req, server)
+		return
+	}
 	tunnel(c, br, server)
 }
 

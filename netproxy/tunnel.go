@@ -2,6 +2,7 @@ package netproxy
 
 import (
 	"bufio"
+	"io"
 	"net"
 )
 
@@ -44,23 +45,41 @@ func tunnel(client net.Conn, br *bufio.Reader, server net.Conn) {
 // pipe copies src to dst until src ends or either fails, then closes dst
 // for writing.
 func pipe(dst, src net.Conn) {
-	defer closeWrite(dst)
+	copyBulk(dst, src)
+	closeWrite(dst)
+}
+
+// copyBulk is io.Copy with the tunnel's growing buffer; it stops at src's
+// end (nil error) or the first error.
+func copyBulk(dst io.Writer, src io.Reader) (int64, error) {
 	buf := make([]byte, minCopyBuf)
+	var written int64
 	for {
 		n, err := src.Read(buf)
 		if n > 0 {
-			if _, werr := dst.Write(buf[:n]); werr != nil {
-				return
+			m, werr := dst.Write(buf[:n])
+			written += int64(m)
+			if werr != nil {
+				return written, werr
 			}
 		}
+		if err == io.EOF {
+			return written, nil
+		}
 		if err != nil {
-			return
+			return written, err
 		}
 		if n == len(buf) && len(buf) < maxCopyBuf {
 			buf = make([]byte, 2*len(buf))
 		}
 	}
 }
+
+// bulkWriter is a connection whose ReadFrom is copyBulk, for the bodies
+// net/http copies to it with io.Copy.
+type bulkWriter struct{ net.Conn }
+
+func (w bulkWriter) ReadFrom(r io.Reader) (int64, error) { return copyBulk(w.Conn, r) }
 
 func closeWrite(c net.Conn) {
 	if cw, ok := c.(interface{ CloseWrite() error }); ok {
