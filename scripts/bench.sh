@@ -9,6 +9,15 @@
 # See docs/benchmarks.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# scripts/bench.sh netproxy [COUNT]: the --allow-domain proxy's paired
+# benchmarks (direct loopback against the proxy's CONNECT tunnel and
+# forwarded HTTP: added-µs per connection, throughput ratio of a 100 MiB
+# download), COUNT runs of each. Needs no binary. See docs/benchmarks.md.
+if [ "${1:-}" = netproxy ]; then
+  go test -run '^$' -bench Pair -benchtime 20x -count "${2:-5}" ./netproxy |
+    grep -E '^(Benchmark|ok|FAIL)'
+  exit "${PIPESTATUS[0]}"
+fi
 if [ ! -x bin/zsandbox ] || [ "${BUILD:-0}" = 1 ]; then
   scripts/build.sh >&2
 fi
