@@ -83,22 +83,17 @@ func BenchmarkConnectProxy(b *testing.B) {
 func BenchmarkConnectPair(b *testing.B) {
 	up := newUpstream(b, echo)
 	addr := benchProxy(b)
-	var direct, proxied []time.Duration
-	for b.Loop() {
-		t0 := time.Now()
+	r := pair(b, func() {
 		c := dialDirect(b, up)
 		roundTrip(b, c)
-		t1 := time.Now()
 		c.Close()
-		t2 := time.Now()
-		c = connectVia(b, addr, up.addr.Port())
+	}, func() {
+		c := connectVia(b, addr, up.addr.Port())
 		roundTrip(b, c)
-		t3 := time.Now()
 		c.Close()
-		direct, proxied = append(direct, t1.Sub(t0)), append(proxied, t3.Sub(t2))
-	}
-	b.ReportMetric((median(proxied)-median(direct))/1e3, "added-µs")
-	b.ReportMetric(median(direct)/1e3, "direct-µs")
+	})
+	b.ReportMetric((median(r.proxied)-median(r.direct))/1e3, "added-µs")
+	b.ReportMetric(median(r.direct)/1e3, "direct-µs")
 }
 
 const bulk = 100 << 20
@@ -147,22 +142,37 @@ func BenchmarkDownloadProxy(b *testing.B) {
 func BenchmarkDownloadPair(b *testing.B) {
 	up := newUpstream(b, source)
 	addr := benchProxy(b)
-	var direct, proxied, directCPU, proxiedCPU []time.Duration
-	for b.Loop() {
-		c0, t0 := processCPU(), time.Now()
+	r := pair(b, func() {
 		download(b, dialDirect(b, up))
-		c1, t1 := processCPU(), time.Now()
+	}, func() {
 		download(b, connectVia(b, addr, up.addr.Port()))
-		c2, t2 := processCPU(), time.Now()
-		direct, proxied = append(direct, t1.Sub(t0)), append(proxied, t2.Sub(t1))
-		directCPU, proxiedCPU = append(directCPU, c1-c0), append(proxiedCPU, c2-c1)
+	})
+	b.ReportMetric(median(r.direct)/median(r.proxied), "ratio")
+	b.ReportMetric(bulk/median(r.proxied)*1e3, "proxy-MB/s")
+	b.ReportMetric(bulk/median(r.direct)*1e3, "direct-MB/s")
+	if median(r.proxiedCPU) > 0 {
+		b.ReportMetric(median(r.directCPU)/median(r.proxiedCPU), "cpu-ratio")
 	}
-	b.ReportMetric(median(direct)/median(proxied), "ratio")
-	b.ReportMetric(bulk/median(proxied)*1e3, "proxy-MB/s")
-	b.ReportMetric(bulk/median(direct)*1e3, "direct-MB/s")
-	if median(proxiedCPU) > 0 {
-		b.ReportMetric(median(directCPU)/median(proxiedCPU), "cpu-ratio")
+}
+
+// rounds is what pair measured: each round's wall and process CPU time of
+// the direct and of the proxied run.
+type rounds struct{ direct, proxied, directCPU, proxiedCPU []time.Duration }
+
+// pair runs direct and then proxied once per benchmark round, timing each.
+func pair(b *testing.B, direct, proxied func()) rounds {
+	var r rounds
+	time1 := func(run func(), wall, cpu *[]time.Duration) {
+		c0, t0 := processCPU(), time.Now()
+		run()
+		*wall = append(*wall, time.Since(t0))
+		*cpu = append(*cpu, processCPU()-c0)
 	}
+	for b.Loop() {
+		time1(direct, &r.direct, &r.directCPU)
+		time1(proxied, &r.proxied, &r.proxiedCPU)
+	}
+	return r
 }
 
 func median(d []time.Duration) float64 {
@@ -200,19 +210,15 @@ func get(b *testing.B, c net.Conn, uri string) {
 func BenchmarkForwardPair(b *testing.B) {
 	up := newUpstream(b, bulkHTTP)
 	addr := benchProxy(b)
-	var direct, proxied []time.Duration
-	for b.Loop() {
-		t0 := time.Now()
+	r := pair(b, func() {
 		get(b, dialDirect(b, up), "/")
-		t1 := time.Now()
+	}, func() {
 		c, err := net.Dial("tcp", addr)
 		if err != nil {
 			b.Fatal(err)
 		}
 		get(b, c, fmt.Sprintf("http://echo.test:%d/", up.addr.Port()))
-		t2 := time.Now()
-		direct, proxied = append(direct, t1.Sub(t0)), append(proxied, t2.Sub(t1))
-	}
-	b.ReportMetric(median(direct)/median(proxied), "ratio")
-	b.ReportMetric(bulk/median(proxied)*1e3, "proxy-MB/s")
+	})
+	b.ReportMetric(median(r.direct)/median(r.proxied), "ratio")
+	b.ReportMetric(bulk/median(r.proxied)*1e3, "proxy-MB/s")
 }
