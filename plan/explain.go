@@ -20,6 +20,7 @@ type explanation struct {
 	Hide      []policy.Hidden    `json:"hide"`
 	Protected []policy.Protected `json:"protected"`
 	Network   policy.Network     `json:"network"`
+	Allowlist *Allowlist         `json:"allowlist,omitempty"`
 	Unix      Unix               `json:"unixSockets"`
 	Env       envExplanation     `json:"env"`
 	Landlock  landlock.Ruleset   `json:"landlock"`
@@ -47,7 +48,7 @@ func (pl Plan) JSON(w io.Writer) error {
 		Seccomp: seccompExplanation{Profile: pl.Seccomp.Profile, NetworkDeny: pl.Seccomp.Sockets.Network, UnixDeny: pl.Seccomp.Sockets.Unix},
 		Schema:  1, Backend: pl.Backend, Cwd: p.Cwd,
 		Writable: p.Writable, Omitted: nonNil(p.Omitted), Hide: p.Hidden,
-		Protected: nonNil(p.Protected), Network: p.Network, Unix: pl.Unix,
+		Protected: nonNil(p.Protected), Network: p.Network, Allowlist: pl.Allowlist, Unix: pl.Unix,
 		Env: envExplanation{Dropped: nonNil(p.DroppedEnv)}, Command: pl.Argv,
 	}
 	enc := json.NewEncoder(w)
@@ -94,6 +95,9 @@ func (pl Plan) Text(w io.Writer) {
 		fmt.Fprintf(w, "  %s  (%s, in %s%s)\n", pr.Path, pr.Source, pr.Root, state)
 	}
 	fmt.Fprintf(w, "network: %s\n", p.Network)
+	for _, l := range pl.Allowlist.lines() {
+		fmt.Fprintln(w, l)
+	}
 	fmt.Fprintln(w, pl.unixLine())
 	fmt.Fprintf(w, "env dropped: %s\n", orNone(strings.Join(p.DroppedEnv, " ")))
 	for _, l := range pl.Landlock.Lines() {

@@ -25,8 +25,12 @@ func Render(p *policy.Policy, argv []string, o Options) Plan {
 	} else {
 		pl.Landlock, pl.Refused = stage2Rules(pl, o)
 	}
+	pl.Allowlist = allowlist(p, o.Backend)
+	if pl.Allowlist != nil && o.Backend == Landlock && pl.Refused == nil {
+		pl.Refused = allowlistAloneRefusal
+	}
 	pl.Seccomp = Seccomp{Profile: "built-in", User: o.UserSeccomp,
-		Sockets: seccomp.Sockets{Network: pl.NetworkDeny, Unix: !p.UnixSockets && !pl.Landlock.FencesUnixSockets()}}
+		Sockets: seccomp.Sockets{Network: pl.NetworkDeny, Inet: pl.Allowlist != nil, Unix: !p.UnixSockets && !pl.Landlock.FencesUnixSockets()}}
 	if o.SeccompProfile != "" {
 		pl.Seccomp.Profile = o.SeccompProfile
 	}
@@ -46,6 +50,12 @@ func Render(p *policy.Policy, argv []string, o Options) Plan {
 	}
 	return pl
 }
+
+// allowlistAloneRefusal: the Landlock-only backend shares the host's
+// network namespace and cannot make one, so under it the allowlist would
+// be an unfiltered network.
+var allowlistAloneRefusal = exit.NotRun("--allow-domain needs a network namespace of its own, which --backend landlock cannot make (it would share the host's network)",
+	"use the bwrap backend (--backend bwrap or auto, with bubblewrap installed), or --network deny with this backend")
 
 // aloneConfig is what the Landlock-only backend enforces for p.
 func aloneConfig(p *policy.Policy, writable []string, networkDeny bool) landlock.AloneConfig {
