@@ -38,6 +38,8 @@ type seccompExplanation struct {
 	Profile     string `json:"profile"` // "built-in" or the user's file
 	NetworkDeny bool   `json:"networkDeny"`
 	UnixDeny    bool   `json:"unixDeny"` // socket(AF_UNIX) refused
+	// InetOnly: only AF_UNIX, AF_INET, AF_INET6, AF_NETLINK (the allowlist).
+	InetOnly bool `json:"inetOnly,omitempty"`
 }
 
 // JSON writes the plan as explain's JSON document.
@@ -45,7 +47,7 @@ func (pl Plan) JSON(w io.Writer) error {
 	p := pl.Policy
 	doc := explanation{
 		Landlock: pl.Landlock, Gaps: pl.Gaps,
-		Seccomp: seccompExplanation{Profile: pl.Seccomp.Profile, NetworkDeny: pl.Seccomp.Sockets.Network, UnixDeny: pl.Seccomp.Sockets.Unix},
+		Seccomp: seccompExplanation{Profile: pl.Seccomp.Profile, NetworkDeny: pl.Seccomp.Sockets.Network, UnixDeny: pl.Seccomp.Sockets.Unix, InetOnly: pl.Seccomp.Sockets.Inet},
 		Schema:  1, Backend: pl.Backend, Cwd: p.Cwd,
 		Writable: p.Writable, Omitted: nonNil(p.Omitted), Hide: p.Hidden,
 		Protected: nonNil(p.Protected), Network: p.Network, Allowlist: pl.Allowlist, Unix: pl.Unix,
@@ -144,6 +146,10 @@ func (pl Plan) unixLine() string {
 // socketsText describes the socket rules of the filter.
 func (s Seccomp) socketsText() string {
 	switch n, u := s.Sockets.Network, s.Sockets.Unix; {
+	case s.Sockets.Inet && u:
+		return " + allowlist: socket() only AF_INET, AF_INET6, AF_NETLINK; socket(AF_UNIX) refused, socketpair only AF_UNIX stream/seqpacket, io_uring refused"
+	case s.Sockets.Inet:
+		return " + allowlist: socket() only AF_UNIX (--allow-unix-sockets), AF_INET, AF_INET6, AF_NETLINK; io_uring refused"
 	case n && u:
 		return " + --network deny: socket() refused, socketpair only AF_UNIX stream/seqpacket, io_uring refused"
 	case n:
