@@ -13,6 +13,7 @@ import (
 	"math/big"
 	"net"
 	"net/http"
+	"net/http/cgi"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -49,6 +50,9 @@ func startWeb(t *testing.T, cert *tls.Certificate, gitRoot string) *webServer {
 	mux.HandleFunc("/hello", func(rw http.ResponseWriter, r *http.Request) { fmt.Fprint(rw, "allowlist-ok host="+r.Host) })
 	if gitRoot != "" {
 		mux.Handle("/git/", http.StripPrefix("/git/", http.FileServer(http.Dir(gitRoot))))
+		// Smart HTTP: git http-backend as a CGI program.
+		mux.Handle("/smart/", &cgi.Handler{Path: gitPath(t), Args: []string{"http-backend"}, Root: "/smart",
+			Env: []string{"GIT_PROJECT_ROOT=" + gitRoot, "GIT_HTTP_EXPORT_ALL=1"}})
 	}
 	srv := &http.Server{Handler: http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
 		w.hits.Add(1)
@@ -104,6 +108,15 @@ func (e *env) allowRun(script string, flags ...string) result {
 	cmd := e.command(e.proj, append(append([]string{"exec"}, flags...), "--", "sh", "-c", script)...)
 	cmd.Env = append(cmd.Env, "ZSANDBOX_TEST_RESOLVE="+testNames)
 	return e.collect(cmd)
+}
+
+func gitPath(t *testing.T) string {
+	t.Helper()
+	p, err := exec.LookPath("git")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
 }
 
 // bareRepo makes a bare git repository served as dumb HTTP under root.
@@ -162,6 +175,11 @@ print(urllib.request.urlopen("https://secure.allow.test:%d/hello", context=ctx).
 		mustSucceed(t, r, "git clone over dumb HTTP")
 		if !strings.Contains(r.stdout, "allowlist-commit") {
 			t.Errorf("git clone: got %q", r.stdout)
+		}
+		r = e.allowRun(fmt.Sprintf("GIT_TRACE_CURL_NO_DATA=1 git clone -q http://web.allow.test:%d/smart/repo.git smart && git -C smart log --format=%%s", wp), flags...)
+		mustSucceed(t, r, "git clone over smart HTTP (git http-backend)")
+		if !strings.Contains(r.stdout, "allowlist-commit") {
+			t.Errorf("git clone (smart): got %q", r.stdout)
 		}
 		// node 20's fetch ignores the proxy variables (see
 		// TestAllowlistNodeFetch); its http module speaks to the proxy.
