@@ -332,24 +332,7 @@ func TestAllowlistProxyFailure(t *testing.T) {
 // startEcho is a raw TCP echo server on the host's loopback that counts
 // its connections.
 func startEcho(t *testing.T) *listener {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	l := &listener{addr: ln.Addr().String(), stop: func() { ln.Close() }}
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			l.hits.Add(1)
-			go func() { defer c.Close(); io.Copy(c, c) }()
-		}
-	}()
-	t.Cleanup(l.stop)
-	return l
+	return serveStream(t, "tcp", "127.0.0.1:0", func(c net.Conn) { io.Copy(c, c) })
 }
 
 // echoThroughProxy is a python client that opens an HTTP CONNECT tunnel
