@@ -17,6 +17,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -422,6 +423,38 @@ func TestAllowlistLandlockBackend(t *testing.T) {
 		}
 		if e.id.name != "root" && !strings.Contains(r.stderr, "use the bwrap backend") {
 			t.Errorf("the refusal should name the bwrap backend\n%s", r)
+		}
+		assertNotExist(t, marker)
+	})
+}
+
+// TestAllowlistGoRole: the cgo-free build runs the namespace role in Go
+// (the cgo build's runs in C before the Go runtime): the allowed name is
+// reachable, a raw socket to the server is not, and a role that fails is a
+// 127 with nothing run.
+func TestAllowlistGoRole(t *testing.T) {
+	if runtime.GOARCH != "amd64" {
+		t.Skip("the built-in program is precompiled for amd64 only")
+	}
+	bin := noCgoZsandbox(t)
+	each(t, func(t *testing.T, e *env) {
+		web := startWeb(t, nil, "")
+		victim := startWeb(t, nil, "")
+		run := func(script string, extraEnv ...string) result {
+			cmd := e.command(e.proj, "exec", "--allow-domain", "web.allow.test", "--allow-domain", web.addr(), "--", "sh", "-c", script)
+			cmd.Path, cmd.Args[0] = bin, bin
+			cmd.Env = append(append(cmd.Env, "ZSANDBOX_TEST_RESOLVE="+testNames), extraEnv...)
+			return e.collect(cmd)
+		}
+		r := run(fmt.Sprintf("curl -m 10 -sSf http://web.allow.test:%d/hello", web.port))
+		mustSucceed(t, r, "curl through the Go role's proxy")
+		r = run(fmt.Sprintf("$ATTACK tcp %s", victim.addr()))
+		mustFail(t, r, "raw socket under the Go role")
+		victim.quiet(t, "raw socket under the Go role")
+		marker := filepath.Join(e.tmp, "ran")
+		r = run("touch "+marker, "ZSANDBOX_TEST_NETNS_FAIL=1")
+		if r.code != 127 || !strings.Contains(r.stderr, "zsandbox: error: network namespace: ") {
+			t.Errorf("Go role failure: want exit 127 and a network namespace error\n%s", r)
 		}
 		assertNotExist(t, marker)
 	})
