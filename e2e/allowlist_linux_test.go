@@ -459,3 +459,23 @@ func TestAllowlistGoRole(t *testing.T) {
 		assertNotExist(t, marker)
 	})
 }
+
+// TestAllowlistHintEscapes: a SOCKS5 request for a "name" holding terminal
+// escapes is refused, and the hint line (zsandbox's own) shows it quoted,
+// never the raw bytes.
+func TestAllowlistHintEscapes(t *testing.T) {
+	each(t, func(t *testing.T, e *env) {
+		py := `import socket
+s = socket.create_connection(("127.0.0.1", 3128)); s.sendall(b"\x05\x01\x00"); s.recv(2)
+h = b"\x1b]0;owned\x07\nzsandbox: hint: x"
+s.sendall(b"\x05\x01\x00\x03" + bytes([len(h)]) + h + b"\x01\xbb"); s.recv(10)`
+		script := filepath.Join(e.outside, "socks.py")
+		if err := os.WriteFile(script, []byte(py), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		r := e.allowRun("/usr/bin/python3 "+script, "--allow-domain", "web.allow.test")
+		if strings.Contains(r.stderr, "\x1b") || !strings.Contains(r.stderr, `blocked network access to "[\x1b]0;owned\a\nzsandbox: hint: x]:443"`) {
+			t.Errorf("the hint must quote a name with escapes\n%q", r.stderr)
+		}
+	})
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"strconv"
 
 	"github.com/zsandbox/zsandbox/netproxy"
 	"github.com/zsandbox/zsandbox/plan"
@@ -49,7 +50,25 @@ func (a *allowlistRun) done(hints bool) {
 		a.l.Close()
 	}
 	a.proxy.Close()
-	if h := netproxy.Hint(a.proxy.Refused()); hints && h != "" {
+	if h := netproxy.Hint(printable(a.proxy.Refused())); hints && h != "" {
 		fmt.Fprintln(os.Stderr, "zsandbox: hint: "+h)
 	}
+}
+
+// printable quotes the refused targets that are not plain printable ASCII:
+// the names come from the sandboxed command (an invalid one is refused and
+// still listed), and the hint line is zsandbox's own, so a name must not
+// carry terminal escapes or a newline into it.
+func printable(targets []string) []string {
+	out := make([]string, len(targets))
+	for i, t := range targets {
+		out[i] = t
+		for _, r := range t {
+			if r < 0x20 || r > 0x7e {
+				out[i] = strconv.QuoteToASCII(t)
+				break
+			}
+		}
+	}
+	return out
 }
