@@ -451,6 +451,13 @@ func TestAllowlistGoRole(t *testing.T) {
 		r = run(fmt.Sprintf("$ATTACK tcp %s", victim.addr()))
 		mustFail(t, r, "raw socket under the Go role")
 		victim.quiet(t, "raw socket under the Go role")
+		own := filepath.Join(e.outside, "own.py")
+		if err := os.WriteFile(own, []byte(ownConnect), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if r = run("/usr/bin/python3 " + own); !strings.Contains(r.stdout, "own 13\n") || !strings.Contains(r.stdout, "proxy 0\n") {
+			t.Errorf("the Go stage 2's port rule: want own-port connect EACCES and the proxy reachable\n%s", r)
+		}
 		marker := filepath.Join(e.tmp, "ran")
 		r = run("touch "+marker, "ZSANDBOX_TEST_NETNS_FAIL=1")
 		if r.code != 127 || !strings.Contains(r.stderr, "zsandbox: error: network namespace: ") {
@@ -476,6 +483,39 @@ s.sendall(b"\x05\x01\x00\x03" + bytes([len(h)]) + h + b"\x01\xbb"); s.recv(10)`
 		r := e.allowRun("/usr/bin/python3 "+script, "--allow-domain", "web.allow.test")
 		if strings.Contains(r.stderr, "\x1b") || !strings.Contains(r.stderr, `blocked network access to "[\x1b]0;owned\a\nzsandbox: hint: x]:443"`) {
 			t.Errorf("the hint must quote a name with escapes\n%q", r.stderr)
+		}
+	})
+}
+
+// ownConnect listens on a loopback port of the sandbox's own namespace
+// and connects to it, then to the proxy; it prints each outcome.
+const ownConnect = `import socket
+l = socket.socket(); l.bind(("127.0.0.1", 0)); l.listen()
+try:
+    socket.create_connection(l.getsockname(), timeout=5).close(); print("own 0")
+except OSError as e:
+    print("own", e.errno)
+socket.create_connection(("127.0.0.1", 3128), timeout=5).close(); print("proxy 0")`
+
+// TestAllowlistLandlockPort: behind the namespace, Landlock (ABI 4+) lets
+// TCP connect reach the proxy's port alone: a connection to any other port
+// is refused (EACCES) even on the sandbox's own loopback, so a namespace
+// that leaked a route would still lead nowhere but the proxy. With
+// --landlock off the same connection works (the refusal is Landlock's).
+// The cgo-free build's Go stage 2 is checked in TestAllowlistGoRole.
+func TestAllowlistLandlockPort(t *testing.T) {
+	each(t, func(t *testing.T, e *env) {
+		script := filepath.Join(e.outside, "own.py")
+		if err := os.WriteFile(script, []byte(ownConnect), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		r := e.allowRun("/usr/bin/python3 "+script, "--allow-domain", "web.allow.test", "--landlock", "require")
+		if !strings.Contains(r.stdout, "own 13\n") || !strings.Contains(r.stdout, "proxy 0\n") {
+			t.Errorf("Landlock under the allowlist: want own-port connect EACCES and the proxy reachable\n%s", r)
+		}
+		r = e.allowRun("/usr/bin/python3 "+script, "--allow-domain", "web.allow.test", "--landlock", "off")
+		if !strings.Contains(r.stdout, "own 0\n") {
+			t.Errorf("control (--landlock off): the own-port connect should work\n%s", r)
 		}
 	})
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/zsandbox/zsandbox/denymsg"
 	"github.com/zsandbox/zsandbox/exit"
 	"github.com/zsandbox/zsandbox/landlock"
+	"github.com/zsandbox/zsandbox/netns"
 	"github.com/zsandbox/zsandbox/policy"
 	"github.com/zsandbox/zsandbox/seatbelt"
 	"github.com/zsandbox/zsandbox/seccomp"
@@ -19,6 +20,11 @@ import (
 func Render(p *policy.Policy, argv []string, o Options) Plan {
 	pl := Plan{Backend: o.Backend, Policy: p, Argv: argv, Writable: p.WritablePaths(), NetworkDeny: p.Network == policy.NetworkDeny}
 	pl.Stage2 = landlock.Config{Mode: o.Landlock, Writable: pl.Writable, NetworkDeny: pl.NetworkDeny, UnixSockets: p.UnixSockets, ABI: o.LandlockABI}
+	if p.Network == policy.NetworkAllowlist {
+		// Behind the namespace, Landlock lets TCP connect reach the
+		// proxy's port alone (where the ABI has network rules).
+		pl.Stage2.ProxyPort = netns.Port
+	}
 	pl.Alone = aloneConfig(p, pl.Writable, pl.NetworkDeny)
 	if o.Backend == Landlock {
 		pl.Landlock, pl.Refused = aloneRules(pl, o)

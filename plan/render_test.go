@@ -138,6 +138,9 @@ func TestRenderAllowlist(t *testing.T) {
 	if !pl.Seccomp.Sockets.Inet || pl.Seccomp.Sockets.Network || !strings.Contains(strings.Join(pl.Bwrap.Args, " "), "--share-net") {
 		t.Errorf("bwrap: sockets %+v, args %q", pl.Seccomp.Sockets, pl.Bwrap.Args)
 	}
+	if pl.Stage2.ProxyPort != 3128 || len(pl.Landlock.Ports) != 1 || pl.Landlock.Ports[0].Port != 3128 {
+		t.Errorf("bwrap: the Landlock stage should allow TCP connect to the proxy's port alone: %+v", pl.Landlock.Ports)
+	}
 	if !strings.Contains(strings.Join(a.Env, " "), "HTTPS_PROXY=http://127.0.0.1:3128") {
 		t.Errorf("bwrap: env %q", a.Env)
 	}
