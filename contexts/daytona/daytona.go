@@ -137,7 +137,8 @@ func New(opts Options) (*Context, error) {
 func (c *Context) Kind() string { return Kind }
 
 // Capabilities: stdout and stderr apart and stdin, through the wrapper;
-// background processes belong to the program that started them.
+// background processes belong to the program that started them; no
+// terminal (see OpenTerminal).
 func (c *Context) Capabilities() contexts.Capabilities {
 	return contexts.Capabilities{Isolated: true, SeparateStderr: true, Stdin: true, Background: true, AttachAcross: true}
 }

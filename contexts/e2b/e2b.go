@@ -127,11 +127,11 @@ func (c *Context) Kind() string { return Kind }
 
 // Capabilities: envd keeps stdout and stderr apart, takes stdin, runs
 // background processes that outlive this program (re-attached by tag,
-// with the output from then on). No terminal yet (envd's PTY is not
-// wired in).
+// with the output from then on) and terminals on its PTYs (not detached:
+// see terminal.Detach).
 func (c *Context) Capabilities() contexts.Capabilities {
 	return contexts.Capabilities{Isolated: true, SeparateStderr: true, Stdin: true, Background: true,
-		Reattach: true, AttachAcross: true}
+		Reattach: true, Terminal: true, AttachAcross: true}
 }
 
 func (c *Context) needKey() error {
@@ -379,6 +379,7 @@ func (h *Handle) Destroy(ctx context.Context) error {
 	action := h.c.opts.OnDestroy
 	if !owned || action != "kill" {
 		remote.KillAll(ctx, &h.Procs)
+		h.killTerminals()
 	}
 	if !owned {
 		return nil

@@ -6,6 +6,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"io"
+	"regexp"
 	"slices"
 	"strings"
 	"syscall"
@@ -15,6 +17,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/zsandbox/zsandbox/contexts"
+	"github.com/zsandbox/zsandbox/contexts/conformance"
 	"github.com/zsandbox/zsandbox/contexts/e2b/e2btest"
 	"github.com/zsandbox/zsandbox/contexts/internal/remotetest"
 )
@@ -39,6 +42,14 @@ type outcomes struct {
 	Killed     struct {
 		ExitCode int `json:"exitCode"`
 	} `json:"killed"`
+	Pty struct {
+		Sizes    []string `json:"sizes"`
+		ExitCode int      `json:"exitCode"`
+	} `json:"pty"`
+	PtyKilled struct {
+		Killed   bool `json:"killed"`
+		ExitCode int  `json:"exitCode"`
+	} `json:"ptyKilled"`
 	Missing string   `json:"missing"`
 	Listed  []string `json:"listed"`
 	Paused  string   `json:"paused"`
@@ -60,6 +71,8 @@ func expected() outcomes {
 	o.Background = outcome{Stdout: "bg-start\nbg-end\n", Stderr: str("")}
 	o.Killed.ExitCode = contexts.SignalExit(syscall.SIGKILL)
 	o.Missing = "FileNotFoundError"
+	o.Pty.Sizes, o.Pty.ExitCode = []string{"30 100", "40 120"}, 3
+	o.PtyKilled.Killed, o.PtyKilled.ExitCode = true, contexts.SignalExit(syscall.SIGKILL)
 	o.Listed = []string{"self:running"}
 	o.Paused = "paused"
 	o.Resumed = "state"
@@ -128,6 +141,13 @@ func goSide(t *testing.T, s *e2btest.Server) outcomes {
 	if _, err := h.ReadFile(ctxT(t), e2btest.Home+"/nope"); errors.Is(err, contexts.ErrNotFound) {
 		o.Missing = "FileNotFoundError"
 	}
+	o.Pty.Sizes, o.Pty.ExitCode = goTerminal(t, h)
+	t2, err := h.OpenTerminal(ctxT(t), contexts.TerminalConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.PtyKilled.Killed = t2.Kill() == nil
+	o.PtyKilled.ExitCode, _ = t2.Wait(ctxT(t))
 	listed, err := c.List(ctxT(t), map[string]string{"suite": "oracle"})
 	if err != nil {
 		t.Fatal(err)
@@ -149,6 +169,25 @@ func goSide(t *testing.T, s *e2btest.Server) outcomes {
 	b, _ = again.ReadFile(ctxT(t), e2btest.Home+"/kept")
 	o.Resumed = string(b)
 	return o
+}
+
+// goTerminal is the SDK's pty scenario: the sizes stty printed before
+// and after a resize, and the exit code.
+func goTerminal(t *testing.T, h *Handle) ([]string, int) {
+	term, err := h.OpenTerminal(ctxT(t), contexts.TerminalConfig{Cols: 100, Rows: 30})
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.WriteString(term, "stty size; echo $((6*7))x\n")
+	text := conformance.ReadUntil(t, term, "42x")
+	if err := term.Resize(120, 40); err != nil {
+		t.Fatal(err)
+	}
+	io.WriteString(term, "stty size; echo $((5*11))y\n")
+	text += conformance.ReadUntil(t, term, "55y")
+	io.WriteString(term, "exit 3\n")
+	code, _ := term.Wait(ctxT(t))
+	return regexp.MustCompile(`(?m)^\d+ \d+(?:\r?$)`).FindAllString(strings.ReplaceAll(text, "\r", ""), -1), code
 }
 
 // TestOracle_SDKAgrees: the official SDK and the Go provider, against
@@ -173,7 +212,7 @@ func TestOracle_SDKAgrees(t *testing.T) {
 		t.Errorf("sandboxes left: %+v", left)
 	}
 	calls := strings.Join(s.Calls(), "\n")
-	for _, want := range []string{"POST /v2/sandboxes", "POST /sandboxes", "POST /process.Process/Start", "POST /filesystem.Filesystem/ListDir", "GET /files", "POST /files", "DELETE /sandboxes/"} {
+	for _, want := range []string{"POST /v2/sandboxes", "POST /sandboxes", "POST /process.Process/Start", "POST /filesystem.Filesystem/ListDir", "POST /process.Process/Update", "GET /files", "POST /files", "DELETE /sandboxes/"} {
 		if !strings.Contains(calls, want) {
 			t.Errorf("no %q among the calls: the scenarios did not cover it", want)
 		}

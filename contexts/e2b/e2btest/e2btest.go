@@ -488,6 +488,7 @@ func (s *Server) envdRoutes() http.Handler {
 	mux.Handle(wire.ProcSendInput, connect.NewUnaryHandlerSimple(wire.ProcSendInput, s.sendInput, codec))
 	mux.Handle(wire.ProcSendSignal, connect.NewUnaryHandlerSimple(wire.ProcSendSignal, s.sendSignal, codec))
 	mux.Handle(wire.ProcCloseStdin, connect.NewUnaryHandlerSimple(wire.ProcCloseStdin, s.closeStdin, codec))
+	mux.Handle(wire.ProcUpdate, connect.NewUnaryHandlerSimple(wire.ProcUpdate, s.update, codec))
 	mux.Handle(wire.FsListDir, connect.NewUnaryHandlerSimple(wire.FsListDir, s.listDir, codec))
 	mux.HandleFunc("GET /files", s.readFile)
 	mux.HandleFunc("POST /files", s.writeFile)

@@ -81,8 +81,27 @@ type ProcessConfig struct {
 // ≥ 0.3.0), so the provider always says.
 type StartRequest struct {
 	Process ProcessConfig `json:"process"`
+	Pty     *PTY          `json:"pty,omitempty"`
 	Tag     *string       `json:"tag,omitempty"`
 	Stdin   *bool         `json:"stdin,omitempty"`
+}
+
+// PTY asks envd to run the process on a pseudo-terminal of Size: its
+// output then arrives as DataEvent.Pty, its input goes as ProcessInput.Pty.
+type PTY struct {
+	Size Size `json:"size"`
+}
+
+// Size is a terminal's size (PTY.Size).
+type Size struct {
+	Cols uint32 `json:"cols"`
+	Rows uint32 `json:"rows"`
+}
+
+// UpdateRequest is process.Process/Update: a new terminal size.
+type UpdateRequest struct {
+	Process ProcessSelector `json:"process"`
+	Pty     *PTY            `json:"pty,omitempty"`
 }
 
 // ProcessSelector names a process by pid or tag.
@@ -118,6 +137,7 @@ type StartEvent struct {
 type DataEvent struct {
 	Stdout []byte `json:"stdout,omitempty"`
 	Stderr []byte `json:"stderr,omitempty"`
+	Pty    []byte `json:"pty,omitempty"`
 }
 
 // EndEvent is how the process ended. envd reports a death by signal as
@@ -150,6 +170,7 @@ type SendInputRequest struct {
 
 type ProcessInput struct {
 	Stdin []byte `json:"stdin,omitempty"`
+	Pty   []byte `json:"pty,omitempty"`
 }
 
 // SendSignalRequest is process.Process/SendSignal; Signal is an enum name.
@@ -169,7 +190,7 @@ type CloseStdinRequest struct {
 	Process ProcessSelector `json:"process"`
 }
 
-// Empty is the answer of SendInput, SendSignal and CloseStdin.
+// Empty is the answer of SendInput, SendSignal, CloseStdin and Update.
 type Empty struct{}
 
 // ListDirRequest is filesystem.Filesystem/ListDir.
@@ -215,6 +236,7 @@ const (
 	ProcSendInput  = "/process.Process/SendInput"
 	ProcSendSignal = "/process.Process/SendSignal"
 	ProcCloseStdin = "/process.Process/CloseStdin"
+	ProcUpdate     = "/process.Process/Update"
 	FsListDir      = "/filesystem.Filesystem/ListDir"
 )
 
