@@ -45,9 +45,9 @@ const Kind = "daytona"
 
 // Option names in contexts.Options.Extra (zctx's flags).
 const (
-	OptPregame   = "pregame"
-	OptSandbox   = "sandbox"
-	OptOnDestroy = "sandbox-on-destroy"
+	OptPregame   = remote.OptPregame
+	OptSandbox   = remote.OptSandbox
+	OptOnDestroy = remote.OptOnDestroy
 )
 
 // Defaults.
@@ -60,7 +60,7 @@ const (
 func init() {
 	contexts.Register(Kind, contexts.Factory{
 		New:     func(o contexts.Options) (contexts.Context, error) { return FromOptions(o) },
-		Applies: []string{contexts.OptNetwork, OptPregame, OptSandbox, OptOnDestroy},
+		Applies: remote.Applies,
 	})
 }
 
@@ -84,6 +84,9 @@ type Options struct {
 	OwnAttached            bool
 	Pregame                *Pregame
 	PregameFile            string
+	// Clone, when set, is cloned into the sandbox after the cwd is made
+	// (before the pregame), and the handle works in the clone.
+	Clone *remote.Clone
 	// ReadinessTimeoutSeconds: nil means 60; ≤ 0 disables the probe.
 	ReadinessTimeoutSeconds *int
 	SandboxID               string
@@ -94,7 +97,7 @@ type Options struct {
 // FromOptions reads the registry's Options; --sandbox-on-destroy kill and
 // pause mean delete and stop, as the seeds say.
 func FromOptions(o contexts.Options) (*Context, error) {
-	return New(Options{Network: o.Network, SandboxID: o.Extra[OptSandbox], OnDestroy: o.Extra[OptOnDestroy], PregameFile: o.Extra[OptPregame]})
+	return New(Options{Network: o.Network, SandboxID: o.Extra[OptSandbox], OnDestroy: o.Extra[OptOnDestroy], PregameFile: o.Extra[OptPregame], Clone: remote.CloneOf(o.Extra)})
 }
 
 // Context is the daytona context.
@@ -216,22 +219,12 @@ func (c *Context) SpawnWith(ctx context.Context, cfg contexts.SpawnConfig, sandb
 	st := contexts.State{Kind: Kind, ID: id, Cwd: remote.FirstOf(cfg.Cwd, c.opts.Cwd), Env: cfg.Env, PassEnv: cfg.PassEnv,
 		Extra: map[string]string{"sandbox": sb.Id, "owned": strconv.FormatBool(owned)}}
 	h := c.newHandle(st, sb)
-	fail := func(err error) (contexts.Handle, error) {
-		if created { // never a sandbox that was there before
-			c.api.SandboxAPI.DeleteSandbox(context.WithoutCancel(ctx), sb.Id).Execute()
-		}
+	err = remote.Setup{Kind: Kind, Created: created, Ready: func(ctx context.Context) error { return h.waitReady(ctx, c.readiness()) },
+		Cwd: h.setCwd, Clone: c.opts.Clone, Pregame: pre, Exec: h.Exec, RunPregame: h.runPregame,
+		Remove: func(ctx context.Context) { c.api.SandboxAPI.DeleteSandbox(ctx, sb.Id).Execute() }, // never one that was there before
+		Moved:  func(dir string) { h.St.Cwd = dir }, CurrentCwd: func() string { return h.St.Cwd }}.Run(ctx)
+	if err != nil {
 		return nil, err
-	}
-	if err := h.waitReady(ctx, c.readiness()); err != nil {
-		return fail(err)
-	}
-	if err := h.setCwd(ctx); err != nil {
-		return fail(err)
-	}
-	if pre != nil {
-		if err := h.runPregame(ctx, pre); err != nil {
-			return fail(err)
-		}
 	}
 	return h, nil
 }

@@ -24,7 +24,9 @@ const testKey = "dtn_replica_secret_0123456789abcdef"
 
 func replica(t *testing.T, o daytonatest.Options) *daytonatest.Server {
 	t.Helper()
-	o.Runner = remotetest.Runner(t, daemon, skip)
+	if o.Runner == nil {
+		o.Runner = remotetest.Runner(t, daemon, skip)
+	}
 	if o.APIKey == "" {
 		o.APIKey = testKey
 	}
@@ -52,12 +54,6 @@ func TestReplica_Conformance(t *testing.T) {
 	conformance.Run(t, func(t *testing.T) conformance.Target {
 		s := replica(t, daytonatest.Options{})
 		return conformance.Target{Context: provider(t, s, Options{}),
-			Leftovers: func(*testing.T) []string {
-				var out []string
-				for _, sb := range s.Sandboxes() {
-					out = append(out, sb.ID+" "+sb.State)
-				}
-				return out
-			}}
+			Leftovers: func(*testing.T) []string { return s.Existing() }}
 	})
 }

@@ -37,9 +37,9 @@ const Kind = "e2b"
 
 // Option names in contexts.Options.Extra (zctx's flags).
 const (
-	OptPregame   = "pregame"            // a file: uploaded to /tmp/<name>, run before the first command
-	OptSandbox   = "sandbox"            // attach to this sandbox id
-	OptOnDestroy = "sandbox-on-destroy" // kill, pause, leave
+	OptPregame   = remote.OptPregame
+	OptSandbox   = remote.OptSandbox
+	OptOnDestroy = remote.OptOnDestroy
 )
 
 // Defaults.
@@ -52,7 +52,7 @@ const (
 func init() {
 	contexts.Register(Kind, contexts.Factory{
 		New:     func(o contexts.Options) (contexts.Context, error) { return FromOptions(o) },
-		Applies: []string{contexts.OptNetwork, OptPregame, OptSandbox, OptOnDestroy},
+		Applies: remote.Applies,
 	})
 }
 
@@ -75,6 +75,9 @@ type Options struct {
 	// OwnAttached applies OnDestroy to an attached sandbox too.
 	OwnAttached bool
 	Pregame     *Pregame
+	// Clone, when set, is cloned into the sandbox after the cwd is made
+	// (before the pregame), and the handle works in the clone.
+	Clone *remote.Clone
 	// PregameFile is read at Spawn (zctx's --pregame).
 	PregameFile string
 	// ReadinessTimeout bounds the wait for a new sandbox's envd; ≤ 0
@@ -86,7 +89,7 @@ type Options struct {
 // FromOptions reads the registry's Options (Extra holds zctx's flags).
 func FromOptions(o contexts.Options) (*Context, error) {
 	return New(Options{Network: o.Network, SandboxID: o.Extra[OptSandbox], OnDestroy: o.Extra[OptOnDestroy],
-		PregameFile: o.Extra[OptPregame], ReadinessTimeout: DefaultReadiness})
+		PregameFile: o.Extra[OptPregame], Clone: remote.CloneOf(o.Extra), ReadinessTimeout: DefaultReadiness})
 }
 
 // Context is the e2b context.
@@ -184,22 +187,12 @@ func (c *Context) Spawn(ctx context.Context, cfg contexts.SpawnConfig) (contexts
 	st := contexts.State{Kind: Kind, ID: id, Cwd: cfg.Cwd, Env: cfg.Env, PassEnv: cfg.PassEnv,
 		Extra: map[string]string{"sandbox": sb.SandboxID, "owned": strconv.FormatBool(created || c.opts.OwnAttached)}}
 	h := c.newHandle(st, sb)
-	fail := func(err error) (contexts.Handle, error) {
-		if created {
-			c.api.call(context.WithoutCancel(ctx), http.MethodDelete, "/sandboxes/"+sb.SandboxID, nil, nil)
-		}
+	err = remote.Setup{Kind: Kind, Created: created, Ready: func(ctx context.Context) error { return c.ready(ctx, h.envd) },
+		Cwd: h.setCwd, Clone: c.opts.Clone, Pregame: pre, Exec: h.Exec, RunPregame: h.runPregame,
+		Remove: func(ctx context.Context) { c.api.call(ctx, http.MethodDelete, "/sandboxes/"+sb.SandboxID, nil, nil) },
+		Moved:  func(dir string) { h.St.Cwd = dir }, CurrentCwd: func() string { return h.St.Cwd }}.Run(ctx)
+	if err != nil {
 		return nil, err
-	}
-	if err := c.ready(ctx, h.envd); err != nil {
-		return fail(err)
-	}
-	if err := h.setCwd(ctx); err != nil {
-		return fail(err)
-	}
-	if pre != nil {
-		if err := h.runPregame(ctx, pre); err != nil {
-			return fail(err)
-		}
 	}
 	return h, nil
 }

@@ -28,7 +28,9 @@ const testKey = "e2b_replica_secret_0123456789abcdef"
 // private dockerd.
 func replica(t *testing.T, o e2btest.Options) *e2btest.Server {
 	t.Helper()
-	o.Runner = remotetest.Runner(t, daemon, skip)
+	if o.Runner == nil {
+		o.Runner = remotetest.Runner(t, daemon, skip)
+	}
 	if o.APIKey == "" {
 		o.APIKey = testKey
 	}
@@ -59,12 +61,6 @@ func TestReplica_Conformance(t *testing.T) {
 	conformance.Run(t, func(t *testing.T) conformance.Target {
 		s := replica(t, e2btest.Options{})
 		return conformance.Target{Context: provider(t, s, Options{}),
-			Leftovers: func(*testing.T) []string {
-				var out []string
-				for _, sb := range s.Sandboxes() {
-					out = append(out, sb.ID+" "+sb.State)
-				}
-				return out
-			}}
+			Leftovers: func(*testing.T) []string { return s.Existing() }}
 	})
 }

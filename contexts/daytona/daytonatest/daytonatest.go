@@ -391,3 +391,12 @@ func (s *Server) delete(w http.ResponseWriter, r *http.Request) {
 	sb.setState(apiclient.SANDBOXSTATE_DESTROYED)
 	s.writeJSON(w, http.StatusOK, sb.snapshot())
 }
+
+// Existing lists "ID state" of every sandbox that exists: a leak check.
+func (s *Server) Existing() []string {
+	var out []string
+	for _, sb := range s.Sandboxes() {
+		out = append(out, sb.ID+" "+sb.State)
+	}
+	return out
+}

@@ -462,3 +462,28 @@ func (s *Server) folder(w http.ResponseWriter, r *http.Request) {
 	}
 	w.WriteHeader(http.StatusCreated)
 }
+
+// CommandLines lists the command line of every session command the
+// toolbox was given, as Daytona's daemon keeps them (GET
+// /process/session/{id} shows them to anyone who can reach it).
+func (s *Server) CommandLines() []string {
+	s.mu.Lock()
+	all := make([]*sandbox, 0, len(s.sandboxes))
+	for _, sb := range s.sandboxes {
+		all = append(all, sb)
+	}
+	s.mu.Unlock()
+	var out []string
+	for _, sb := range all {
+		sb.mu.Lock()
+		for _, ss := range sb.sessions {
+			ss.mu.Lock()
+			for _, c := range ss.cmds {
+				out = append(out, c.line)
+			}
+			ss.mu.Unlock()
+		}
+		sb.mu.Unlock()
+	}
+	return out
+}

@@ -511,3 +511,12 @@ var errAbort = http.ErrAbortHandler
 
 // signals are the envd Signal enum values the replica delivers.
 var signals = map[string]syscall.Signal{wire.SignalTerm: syscall.SIGTERM, wire.SignalKill: syscall.SIGKILL}
+
+// Existing lists "ID state" of every sandbox that exists: a leak check.
+func (s *Server) Existing() []string {
+	var out []string
+	for _, sb := range s.Sandboxes() {
+		out = append(out, sb.ID+" "+sb.State)
+	}
+	return out
+}
