@@ -91,6 +91,12 @@ type Options struct {
 	ReadinessTimeoutSeconds *int
 	SandboxID               string
 	Network                 contexts.Network // deny (default): networkBlockAll
+	// Idle suspension, in minutes, as Daytona names it: a sandbox with no
+	// toolbox call for AutoStopInterval stops (nil: Daytona's 15; 0:
+	// never) and keeps its disk; stopped for AutoArchiveInterval it is
+	// archived; AutoDeleteInterval deletes it (negative: never). Attach
+	// and --sandbox start a stopped or archived sandbox again.
+	AutoStopInterval, AutoArchiveInterval, AutoDeleteInterval *int32
 	HTTPClient              *http.Client
 }
 
@@ -265,16 +271,24 @@ func (c *Context) acquire(ctx context.Context, cfg contexts.SpawnConfig, sandbox
 			}
 			return c.create(ctx, cfg, sandboxConfig)
 		}
-		switch sb.GetState() {
-		case apiclient.SANDBOXSTATE_STOPPED, apiclient.SANDBOXSTATE_ARCHIVED:
-			if _, res, err := c.api.SandboxAPI.StartSandbox(ctx, id).Execute(); err != nil {
-				return nil, false, apiErr("start sandbox "+id, res, err)
-			}
-		}
-		sb, err = c.waitStarted(ctx, sb.Id)
+		sb, err = c.resume(ctx, sb)
 		return sb, false, err
 	}
 	return c.create(ctx, cfg, sandboxConfig)
+}
+
+// resume starts a sandbox that was stopped or archived (by onDestroy or
+// by Daytona's idle rules) and waits until it is started.
+func (c *Context) resume(ctx context.Context, sb *apiclient.Sandbox) (*apiclient.Sandbox, error) {
+	switch sb.GetState() {
+	case apiclient.SANDBOXSTATE_STARTED:
+		return sb, nil
+	case apiclient.SANDBOXSTATE_STOPPED, apiclient.SANDBOXSTATE_ARCHIVED:
+		if _, res, err := c.api.SandboxAPI.StartSandbox(ctx, sb.Id).Execute(); err != nil {
+			return nil, apiErr("start sandbox "+sb.Id, res, err)
+		}
+	}
+	return c.waitStarted(ctx, sb.Id)
 }
 
 func (c *Context) create(ctx context.Context, cfg contexts.SpawnConfig, sandboxConfig map[string]any) (*apiclient.Sandbox, bool, error) {
@@ -330,6 +344,8 @@ func (c *Context) waitStarted(ctx context.Context, id string) (*apiclient.Sandbo
 type Sandbox struct {
 	ID, Name, State, Snapshot string
 	Labels                    map[string]string
+	// The idle rules, in minutes (see Options.AutoStopInterval).
+	AutoStop, AutoArchive, AutoDelete int32
 }
 
 // List lists the sandboxes whose labels have every pair of match.
@@ -348,7 +364,8 @@ func (c *Context) List(ctx context.Context, match map[string]string) ([]Sandbox,
 	}
 	out := make([]Sandbox, 0, len(list.Items))
 	for _, it := range list.Items {
-		out = append(out, Sandbox{ID: it.Id, Name: it.Name, State: string(it.GetState()), Snapshot: it.GetSnapshot(), Labels: it.Labels})
+		out = append(out, Sandbox{ID: it.Id, Name: it.Name, State: string(it.GetState()), Snapshot: it.GetSnapshot(), Labels: it.Labels,
+			AutoStop: int32(it.GetAutoStopInterval()), AutoArchive: int32(it.GetAutoArchiveInterval()), AutoDelete: int32(it.GetAutoDeleteInterval())})
 	}
 	return out, nil
 }
@@ -365,6 +382,11 @@ func (c *Context) Attach(ctx context.Context, st contexts.State) (contexts.Handl
 	sb, res, err := c.api.SandboxAPI.GetSandbox(ctx, id).Execute()
 	if err != nil {
 		return nil, apiErr("get sandbox "+id, res, err)
+	}
+	// Suspended while idle: the next command resumes it, as the seeds'
+	// apps do with the next message.
+	if sb, err = c.resume(ctx, sb); err != nil {
+		return nil, err
 	}
 	return c.newHandle(st, sb), nil
 }

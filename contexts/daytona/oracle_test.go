@@ -27,18 +27,19 @@ type outcome struct {
 
 type outcomes struct {
 	Exit, Env, Pwd, Cwd, Big outcome
-	Read                     string   `json:"read"`
-	List                     []string `json:"list"`
-	Missing                  string   `json:"missing"`
-	Listed                   []string `json:"listed"`
-	Stopped                  string   `json:"stopped"`
+	Read                     string     `json:"read"`
+	List                     []string   `json:"list"`
+	Missing                  string     `json:"missing"`
+	Listed                   []string   `json:"listed"`
+	Stopped                  string     `json:"stopped"`
+	Idle                     [][3]int32 `json:"idle"`
 }
 
 func expected() outcomes {
 	return outcomes{
 		Exit: outcome{3, "out\nerr\n"}, Env: outcome{0, "c1-p1"}, Pwd: outcome{0, daytonatest.Home + "\n"},
 		Cwd: outcome{0, daytonatest.Home + "/sub\n"}, Big: outcome{0, "300000\n"}, Read: "hello\n",
-		List: []string{"a b.txt:file:6", "second:file:3"}, Missing: "404", Listed: []string{"self"}, Stopped: "stopped",
+		List: []string{"a b.txt:file:6", "second:file:3"}, Missing: "404", Listed: []string{"self"}, Stopped: "stopped", Idle: [][3]int32{{15, 60, -1}},
 	}
 }
 
@@ -106,6 +107,20 @@ func goSide(t *testing.T, s *daytonatest.Server) outcomes {
 	}
 	h.Destroy(ctxT(t))
 	o.Stopped = states(s)[h.sandbox]
+	stop, archive, del := int32(15), int32(60), int32(-1)
+	ic := provider(t, s, Options{AutoStopInterval: &stop, AutoArchiveInterval: &archive, AutoDeleteInterval: &del})
+	idle, err := ic.SpawnWith(ctxT(t), contexts.SpawnConfig{}, map[string]any{"labels": map[string]string{"suite": "idle"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer idle.Destroy(ctxT(t))
+	listed, err = ic.List(ctxT(t), map[string]string{"suite": "idle"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, sb := range listed {
+		o.Idle = append(o.Idle, [3]int32{sb.AutoStop, sb.AutoArchive, sb.AutoDelete})
+	}
 	return o
 }
 

@@ -72,6 +72,12 @@ type Options struct {
 	Network    contexts.Network // deny (default) or allow: allow_internet_access
 	SandboxID  string
 	OnDestroy  string // kill (default), pause, leave
+	// AutoPause is E2B's idle suspension: when Timeout runs out the
+	// sandbox pauses (keeping its memory and files) instead of being
+	// killed; the next connect (Attach, --sandbox) resumes it, and with
+	// AutoResume any request to it does. E2B counts Timeout from create
+	// or connect, not from the last command.
+	AutoPause, AutoResume bool
 	// OwnAttached applies OnDestroy to an attached sandbox too.
 	OwnAttached bool
 	Pregame     *Pregame
@@ -113,6 +119,9 @@ func New(opts Options) (*Context, error) {
 	case "kill", "pause", "leave":
 	default:
 		return nil, contexts.Errorf(contexts.ErrUsage, "e2b: --sandbox-on-destroy %q: must be kill, pause or leave", opts.OnDestroy)
+	}
+	if opts.AutoResume && !opts.AutoPause {
+		return nil, contexts.Errorf(contexts.ErrUsage, "e2b: AutoResume needs AutoPause (only a paused sandbox resumes)")
 	}
 	switch opts.Network {
 	case "", contexts.NetworkDeny, contexts.NetworkAllow:
@@ -211,7 +220,10 @@ func (c *Context) create(ctx context.Context, cfg contexts.SpawnConfig) (wire.Sa
 		wire.NewSandbox
 		AllowInternet bool `json:"allow_internet_access"`
 	}{wire.NewSandbox{TemplateID: c.opts.Template, Timeout: int(c.opts.Timeout / time.Second), Metadata: c.opts.Metadata,
-		EnvVars: env, Secure: true}, c.opts.Network == contexts.NetworkAllow}
+		EnvVars: env, Secure: true, AutoPause: c.opts.AutoPause}, c.opts.Network == contexts.NetworkAllow}
+	if c.opts.AutoResume {
+		body.AutoResume = &wire.AutoResume{Enabled: true}
+	}
 	var sb wire.Sandbox
 	if _, err := c.api.call(ctx, http.MethodPost, "/sandboxes", body, &sb); err != nil {
 		return sb, err
@@ -270,6 +282,26 @@ func (c *Context) ready(ctx context.Context, e *envd) error {
 type Sandbox struct {
 	ID, Template, State string // running or paused
 	Metadata            map[string]string
+	OnTimeout           string // kill or pause ("" when E2B does not say)
+	AutoResume          bool
+}
+
+func sandboxOf(d wire.SandboxDetail) Sandbox {
+	sb := Sandbox{ID: d.SandboxID, Template: d.TemplateID, State: d.State, Metadata: d.Metadata}
+	if d.Lifecycle != nil {
+		sb.OnTimeout, sb.AutoResume = d.Lifecycle.OnTimeout, d.Lifecycle.AutoResume
+	}
+	return sb
+}
+
+// Info is one sandbox (GET /sandboxes/{id}).
+func (c *Context) Info(ctx context.Context, id string) (Sandbox, error) {
+	if err := c.needKey(); err != nil {
+		return Sandbox{}, err
+	}
+	var d wire.SandboxDetail
+	_, err := c.api.call(ctx, http.MethodGet, "/sandboxes/"+id, nil, &d)
+	return sandboxOf(d), err
 }
 
 // List lists the running and paused sandboxes whose metadata has every
@@ -292,7 +324,7 @@ func (c *Context) List(ctx context.Context, match map[string]string) ([]Sandbox,
 	}
 	out := make([]Sandbox, 0, len(list))
 	for _, d := range list {
-		out = append(out, Sandbox{ID: d.SandboxID, Template: d.TemplateID, State: d.State, Metadata: d.Metadata})
+		out = append(out, sandboxOf(d))
 	}
 	return out, nil
 }

@@ -50,10 +50,14 @@ type outcomes struct {
 		Killed   bool `json:"killed"`
 		ExitCode int  `json:"exitCode"`
 	} `json:"ptyKilled"`
-	Missing string   `json:"missing"`
-	Listed  []string `json:"listed"`
-	Paused  string   `json:"paused"`
-	Resumed string   `json:"resumed"`
+	Missing   string   `json:"missing"`
+	Listed    []string `json:"listed"`
+	Paused    string   `json:"paused"`
+	Resumed   string   `json:"resumed"`
+	Lifecycle struct {
+		OnTimeout  string `json:"onTimeout"`
+		AutoResume bool   `json:"autoResume"`
+	} `json:"lifecycle"`
 }
 
 func str(s string) *string { return &s }
@@ -76,6 +80,7 @@ func expected() outcomes {
 	o.Listed = []string{"self:running"}
 	o.Paused = "paused"
 	o.Resumed = "state"
+	o.Lifecycle.OnTimeout, o.Lifecycle.AutoResume = "pause", true
 	return o
 }
 
@@ -168,6 +173,14 @@ func goSide(t *testing.T, s *e2btest.Server) outcomes {
 	defer again.Destroy(ctxT(t))
 	b, _ = again.ReadFile(ctxT(t), e2btest.Home+"/kept")
 	o.Resumed = string(b)
+	ic := provider(t, s, Options{AutoPause: true, AutoResume: true, Timeout: time.Minute})
+	idle := spawnT(t, ic, contexts.SpawnConfig{})
+	defer idle.Destroy(ctxT(t))
+	info, err := ic.Info(ctxT(t), idle.sandbox)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.Lifecycle.OnTimeout, o.Lifecycle.AutoResume = info.OnTimeout, info.AutoResume
 	return o
 }
 

@@ -140,6 +140,7 @@ func (s *Server) toolboxRoutes(mux *http.ServeMux) {
 			plain502("toolbox is not ready")
 			return
 		}
+		s.touch(sb)
 		r2 := r.Clone(context.WithValue(r.Context(), toolboxKey{}, sb))
 		r2.URL.Path = strings.TrimPrefix(r.URL.Path, "/toolbox/"+r.PathValue("id"))
 		tb.ServeHTTP(w, r2)

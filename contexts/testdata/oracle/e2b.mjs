@@ -59,4 +59,7 @@ out.paused = (await sbx.getInfo()).state
 const again = await Sandbox.connect(sbx.sandboxId)
 out.resumed = await again.files.read('/home/user/kept')
 await sbx.kill()
+const idle = await Sandbox.create({ lifecycle: { onTimeout: 'pause', autoResume: true }, timeoutMs: 60000 })
+out.lifecycle = (await idle.getInfo()).lifecycle
+await idle.kill()
 console.log(JSON.stringify(out))

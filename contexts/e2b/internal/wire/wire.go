@@ -29,7 +29,22 @@ type NewSandbox struct {
 	Metadata   map[string]string `json:"metadata,omitempty"`
 	EnvVars    map[string]string `json:"envVars,omitempty"`
 	Secure     bool              `json:"secure,omitempty"`
-	AutoPause  bool              `json:"autoPause,omitempty"`
+	// AutoPause pauses the sandbox when its timeout runs out, instead of
+	// killing it (the SDK's lifecycle.onTimeout "pause").
+	AutoPause  bool        `json:"autoPause,omitempty"`
+	AutoResume *AutoResume `json:"autoResume,omitempty"`
+}
+
+// AutoResume lets traffic to a paused sandbox resume it
+// (SandboxAutoResumeConfig).
+type AutoResume struct {
+	Enabled bool `json:"enabled"`
+}
+
+// Lifecycle is what a sandbox does at its timeout (SandboxLifecycle).
+type Lifecycle struct {
+	AutoResume bool   `json:"autoResume"`
+	OnTimeout  string `json:"onTimeout"` // kill, pause
 }
 
 // Sandbox is the answer to create and connect.
@@ -56,6 +71,7 @@ type SandboxDetail struct {
 	MemoryMB    int               `json:"memoryMB"`
 	DiskSizeMB  int               `json:"diskSizeMB"`
 	Metadata    map[string]string `json:"metadata,omitempty"`
+	Lifecycle   *Lifecycle        `json:"lifecycle,omitempty"`
 }
 
 // Timeout is the body of connect and of POST /sandboxes/{id}/timeout.
