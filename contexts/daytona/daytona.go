@@ -97,7 +97,7 @@ type Options struct {
 	// archived; AutoDeleteInterval deletes it (negative: never). Attach
 	// and --sandbox start a stopped or archived sandbox again.
 	AutoStopInterval, AutoArchiveInterval, AutoDeleteInterval *int32
-	HTTPClient              *http.Client
+	HTTPClient                                                *http.Client
 }
 
 // FromOptions reads the registry's Options; --sandbox-on-destroy kill and
