@@ -14,7 +14,7 @@ import (
 // The token goes through stdin (an uploaded file the run removes), never
 // in a session command's text, which Daytona's daemon keeps and shows.
 func TestReplica_CloneToken(t *testing.T) {
-	s := replica(t, daytonatest.Options{Runner: remotetest.WithSetup(remotetest.Runner(t, daemon, skip), remotetest.FakeGit)})
+	s := replica(t, daytonatest.Options{Runner: remotetest.WithSetup(remotetest.DockerRunner(t), remotetest.FakeGit)})
 	remotetest.CloneToken(t, remotetest.CloneTarget{
 		Spawn: func(t *testing.T, clone *remote.Clone, env []string) (contexts.Handle, error) {
 			return provider(t, s, Options{Clone: clone}).Spawn(ctxT(t), contexts.SpawnConfig{Env: env})

@@ -7,25 +7,17 @@ import (
 
 	"github.com/zsandbox/zsandbox/contexts/conformance"
 	"github.com/zsandbox/zsandbox/contexts/daytona/daytonatest"
-	"github.com/zsandbox/zsandbox/contexts/internal/dockertest"
 	"github.com/zsandbox/zsandbox/contexts/internal/remotetest"
 )
 
-var (
-	daemon *dockertest.Daemon
-	skip   string
-)
-
-func TestMain(m *testing.M) {
-	dockertest.Main(m, func(d *dockertest.Daemon, why string) { daemon, skip = d, why })
-}
+func TestMain(m *testing.M) { remotetest.Main(m) }
 
 const testKey = "dtn_replica_secret_0123456789abcdef"
 
 func replica(t *testing.T, o daytonatest.Options) *daytonatest.Server {
 	t.Helper()
 	if o.Runner == nil {
-		o.Runner = remotetest.Runner(t, daemon, skip)
+		o.Runner = remotetest.DockerRunner(t)
 	}
 	if o.APIKey == "" {
 		o.APIKey = testKey

@@ -335,14 +335,9 @@ func (h *Handle) WriteFile(ctx context.Context, p string, data []byte, perm fs.F
 	if err := h.upload(ctx, full, data); err != nil {
 		return err
 	}
-	if perm != 0 && perm.Perm() != 0o644 {
-		r, err := h.execute(ctx, words([]string{"chmod", strconv.FormatUint(uint64(perm.Perm()), 8), "--", full}), time.Minute)
-		if err == nil && r.ExitCode != 0 {
-			err = contexts.Errorf(contexts.ErrUnavailable, "daytona: chmod %q: %s", p, remote.Tail(r.Stdout))
-		}
-		return err
-	}
-	return nil
+	return remote.Chmod(ctx, Kind, p, full, perm, func(ctx context.Context, argv []string) (contexts.Result, error) {
+		return h.execute(ctx, words(argv), time.Minute)
+	})
 }
 
 // ListFiles lists dir with the toolbox.

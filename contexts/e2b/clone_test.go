@@ -12,7 +12,7 @@ import (
 )
 
 func TestReplica_CloneToken(t *testing.T) {
-	s := replica(t, e2btest.Options{Runner: remotetest.WithSetup(remotetest.Runner(t, daemon, skip), remotetest.FakeGit)})
+	s := replica(t, e2btest.Options{Runner: remotetest.WithSetup(remotetest.DockerRunner(t), remotetest.FakeGit)})
 	remotetest.CloneToken(t, remotetest.CloneTarget{
 		Spawn: func(t *testing.T, clone *remote.Clone, env []string) (contexts.Handle, error) {
 			return provider(t, s, Options{Clone: clone}).Spawn(ctxT(t), contexts.SpawnConfig{Env: env})

@@ -8,18 +8,10 @@ import (
 
 	"github.com/zsandbox/zsandbox/contexts/conformance"
 	"github.com/zsandbox/zsandbox/contexts/e2b/e2btest"
-	"github.com/zsandbox/zsandbox/contexts/internal/dockertest"
 	"github.com/zsandbox/zsandbox/contexts/internal/remotetest"
 )
 
-var (
-	daemon *dockertest.Daemon
-	skip   string
-)
-
-func TestMain(m *testing.M) {
-	dockertest.Main(m, func(d *dockertest.Daemon, why string) { daemon, skip = d, why })
-}
+func TestMain(m *testing.M) { remotetest.Main(m) }
 
 // testKey looks like a real key, so a leak of it is easy to find.
 const testKey = "e2b_replica_secret_0123456789abcdef"
@@ -29,7 +21,7 @@ const testKey = "e2b_replica_secret_0123456789abcdef"
 func replica(t *testing.T, o e2btest.Options) *e2btest.Server {
 	t.Helper()
 	if o.Runner == nil {
-		o.Runner = remotetest.Runner(t, daemon, skip)
+		o.Runner = remotetest.DockerRunner(t)
 	}
 	if o.APIKey == "" {
 		o.APIKey = testKey

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"io/fs"
 	"path"
@@ -304,14 +303,9 @@ func (h *Handle) WriteFile(ctx context.Context, p string, data []byte, perm fs.F
 	if err := h.envd.write(ctx, full, data); err != nil {
 		return err
 	}
-	if perm != 0 && perm.Perm() != 0o644 {
-		r, err := h.run(ctx, contexts.Cmd{Args: []string{"chmod", fmt.Sprintf("%o", perm.Perm()), "--", full}}, "")
-		if err == nil && r.ExitCode != 0 {
-			err = contexts.Errorf(contexts.ErrUnavailable, "e2b: chmod %q: %s", p, remote.Tail(r.Stderr))
-		}
-		return err
-	}
-	return nil
+	return remote.Chmod(ctx, Kind, p, full, perm, func(ctx context.Context, argv []string) (contexts.Result, error) {
+		return h.run(ctx, contexts.Cmd{Args: argv}, "")
+	})
 }
 
 // ListFiles lists dir through filesystem.Filesystem/ListDir.

@@ -3,8 +3,6 @@
 package e2b
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"io"
 	"regexp"
@@ -13,8 +11,6 @@ import (
 	"syscall"
 	"testing"
 	"time"
-
-	"github.com/google/go-cmp/cmp"
 
 	"github.com/zsandbox/zsandbox/contexts"
 	"github.com/zsandbox/zsandbox/contexts/conformance"
@@ -87,16 +83,6 @@ func expected() outcomes {
 func needOracle(t *testing.T) { remotetest.NeedOracle(t, "e2b") }
 
 const oracleDir = remotetest.OracleDir
-
-// sdk runs testdata/oracle/e2b.mjs with the official SDK against s.
-func sdk(t *testing.T, s *e2btest.Server) (outcomes, error) {
-	var o outcomes
-	out, err := remotetest.Node(t, "e2b.mjs", "E2B_API_URL="+s.URL, "E2B_SANDBOX_URL="+s.URL, "E2B_API_KEY="+testKey)
-	if err != nil {
-		return o, err
-	}
-	return o, json.Unmarshal(out, &o)
-}
 
 func result(r contexts.Result) outcome {
 	return outcome{ExitCode: r.ExitCode, Stdout: string(r.Stdout), Stderr: str(string(r.Stderr))}
@@ -203,55 +189,22 @@ func goTerminal(t *testing.T, h *Handle) ([]string, int) {
 	return regexp.MustCompile(`(?m)^\d+ \d+(?:\r?$)`).FindAllString(strings.ReplaceAll(text, "\r", ""), -1), code
 }
 
+// oracle is the suite against replica s.
+func oracle(t *testing.T, s *e2btest.Server) remotetest.Oracle[outcomes] {
+	return remotetest.Oracle[outcomes]{Package: "e2b", Script: "e2b.mjs", Want: expected(),
+		Env:   []string{"E2B_API_URL=" + s.URL, "E2B_SANDBOX_URL=" + s.URL, "E2B_API_KEY=" + testKey},
+		Go:    func(t *testing.T) outcomes { return goSide(t, s) },
+		Calls: s.Calls, Left: s.Existing,
+		Covers: []string{"POST /v2/sandboxes", "POST /sandboxes", "POST /process.Process/Start", "POST /filesystem.Filesystem/ListDir",
+			"POST /process.Process/Update", "GET /files", "POST /files", "DELETE /sandboxes/"}}
+}
+
 // TestOracle_SDKAgrees: the official SDK and the Go provider, against
 // the same replica, see the same outcomes, and those are the expected ones.
-func TestOracle_SDKAgrees(t *testing.T) {
-	needOracle(t)
-	s := replica(t, e2btest.Options{})
-	start := time.Now()
-	got, err := sdk(t, s)
-	if err != nil {
-		calls := s.Calls()
-		t.Fatalf("%v\nlast calls: %q", err, calls[max(0, len(calls)-6):])
-	}
-	t.Logf("the SDK's scenarios took %v", time.Since(start).Round(time.Millisecond))
-	if d := cmp.Diff(expected(), got); d != "" {
-		t.Errorf("the SDK's outcomes differ from the expected (-want +sdk):\n%s", d)
-	}
-	if d := cmp.Diff(got, goSide(t, s)); d != "" {
-		t.Errorf("the Go provider differs from the SDK (-sdk +go):\n%s", d)
-	}
-	if left := s.Sandboxes(); len(left) != 0 {
-		t.Errorf("sandboxes left: %+v", left)
-	}
-	calls := strings.Join(s.Calls(), "\n")
-	for _, want := range []string{"POST /v2/sandboxes", "POST /sandboxes", "POST /process.Process/Start", "POST /filesystem.Filesystem/ListDir", "POST /process.Process/Update", "GET /files", "POST /files", "DELETE /sandboxes/"} {
-		if !strings.Contains(calls, want) {
-			t.Errorf("no %q among the calls: the scenarios did not cover it", want)
-		}
-	}
-}
+func TestOracle_SDKAgrees(t *testing.T) { oracle(t, replica(t, e2btest.Options{})).Agree(t) }
 
 // TestOracle_NegativeControl: one renamed field in envd's answers, and
 // the oracle must notice.
 func TestOracle_NegativeControl(t *testing.T) {
-	needOracle(t)
-	s := replica(t, e2btest.Options{Mutate: func(b []byte) []byte {
-		return bytes.ReplaceAll(b, []byte(`"exitCode":`), []byte(`"exit_code_renamed":`))
-	}})
-	got, err := sdk(t, s)
-	if err != nil && strings.Contains(err.Error(), "MODULE_NOT_FOUND") {
-		t.Fatalf("the SDK did not run: %v", err)
-	}
-	if err == nil && cmp.Diff(expected(), got) == "" {
-		t.Fatal("the oracle did not notice a renamed exitCode field")
-	}
-	t.Logf("noticed, as it must: %v", firstLine(err, cmp.Diff(expected(), got)))
-}
-
-func firstLine(err error, diff string) string {
-	if err != nil {
-		return strings.SplitN(err.Error(), "\n", 2)[0]
-	}
-	return strings.SplitN(strings.TrimSpace(diff), "\n", 2)[0]
+	oracle(t, replica(t, e2btest.Options{Mutate: remotetest.RenameExitCode})).NegativeControl(t)
 }

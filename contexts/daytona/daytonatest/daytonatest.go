@@ -102,13 +102,7 @@ func (s *Server) now() time.Time {
 // autoArchiveInterval. The replica runs them only when Tick is called.
 func (s *Server) Tick() {
 	now := s.now()
-	s.mu.Lock()
-	all := make([]*sandbox, 0, len(s.sandboxes))
-	for _, sb := range s.sandboxes {
-		all = append(all, sb)
-	}
-	s.mu.Unlock()
-	for _, sb := range all {
+	for _, sb := range s.all() {
 		sb.mu.Lock()
 		state := sb.model.GetState()
 		idle, stopped := now.Sub(sb.lastActive), now.Sub(sb.stoppedAt)
@@ -162,6 +156,17 @@ func NewServer(opts Options) *Server {
 	return s
 }
 
+// all returns the sandboxes that exist.
+func (s *Server) all() []*sandbox {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	list := make([]*sandbox, 0, len(s.sandboxes))
+	for _, sb := range s.sandboxes {
+		list = append(list, sb)
+	}
+	return list
+}
+
 // APIURL is what DAYTONA_API_URL must say.
 func (s *Server) APIURL() string { return s.URL + "/api" }
 
@@ -188,14 +193,8 @@ type SandboxInfo struct {
 
 // Sandboxes lists the sandboxes that exist, in creation order.
 func (s *Server) Sandboxes() []SandboxInfo {
-	s.mu.Lock()
-	list := make([]*sandbox, 0, len(s.sandboxes))
-	for _, sb := range s.sandboxes {
-		list = append(list, sb)
-	}
-	s.mu.Unlock()
 	var out []SandboxInfo
-	for _, sb := range list {
+	for _, sb := range s.all() {
 		m := sb.snapshot()
 		out = append(out, SandboxInfo{ID: m.Id, Name: m.Name, State: string(m.GetState()), Snapshot: m.GetSnapshot(),
 			Target: m.Target, Env: m.Env, Labels: m.Labels, CPU: m.Cpu, Memory: m.Memory, Disk: m.Disk, NetworkBlockAll: m.NetworkBlockAll})

@@ -468,14 +468,8 @@ func (s *Server) folder(w http.ResponseWriter, r *http.Request) {
 // toolbox was given, as Daytona's daemon keeps them (GET
 // /process/session/{id} shows them to anyone who can reach it).
 func (s *Server) CommandLines() []string {
-	s.mu.Lock()
-	all := make([]*sandbox, 0, len(s.sandboxes))
-	for _, sb := range s.sandboxes {
-		all = append(all, sb)
-	}
-	s.mu.Unlock()
 	var out []string
-	for _, sb := range all {
+	for _, sb := range s.all() {
 		sb.mu.Lock()
 		for _, ss := range sb.sessions {
 			ss.mu.Lock()

@@ -6,8 +6,10 @@ package remote
 
 import (
 	"context"
+	"io/fs"
 	"os"
 	"path"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -134,4 +136,17 @@ func (s Setup) steps(ctx context.Context) error {
 		return s.RunPregame(ctx, s.Pregame)
 	}
 	return nil
+}
+
+// Chmod gives an uploaded file perm: the services' uploads have no mode
+// and make 0644, so only another mode costs a command (run, argv).
+func Chmod(ctx context.Context, kind, shown, full string, perm fs.FileMode, run func(context.Context, []string) (contexts.Result, error)) error {
+	if perm == 0 || perm.Perm() == 0o644 {
+		return nil
+	}
+	r, err := run(ctx, []string{"chmod", strconv.FormatUint(uint64(perm.Perm()), 8), "--", full})
+	if err == nil && r.ExitCode != 0 {
+		err = contexts.Errorf(contexts.ErrUnavailable, "%s: chmod %q: %s", kind, shown, Tail(append(r.Stderr, r.Stdout...)))
+	}
+	return err
 }
