@@ -94,6 +94,7 @@ func goSide(t *testing.T, s *daytonatest.Server) outcomes {
 	}
 	h.Destroy(ctxT(t))
 	o.Stopped = states(s)[h.sandbox]
+	h.c.api.SandboxAPI.DeleteSandbox(ctxT(t), h.sandbox).Execute() // the SDK's scenario deletes it too
 	stop, archive, del := int32(15), int32(60), int32(-1)
 	ic := provider(t, s, Options{AutoStopInterval: &stop, AutoArchiveInterval: &archive, AutoDeleteInterval: &del})
 	idle, err := ic.SpawnWith(ctxT(t), contexts.SpawnConfig{}, map[string]any{"labels": map[string]string{"suite": "idle"}})

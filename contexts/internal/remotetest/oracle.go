@@ -69,11 +69,14 @@ func (o Oracle[O]) Agree(t *testing.T) {
 	if d := cmp.Diff(o.Want, got); d != "" {
 		t.Errorf("the SDK's outcomes differ from the expected (-want +sdk):\n%s", d)
 	}
+	if left := o.Left(); len(left) != 0 {
+		t.Errorf("the SDK's scenarios left sandboxes: %q", left)
+	}
 	if d := cmp.Diff(got, o.Go(t)); d != "" {
 		t.Errorf("the Go provider differs from the SDK (-sdk +go):\n%s", d)
 	}
 	if left := o.Left(); len(left) != 0 {
-		t.Errorf("sandboxes left: %q", left)
+		t.Errorf("the Go side's scenarios left sandboxes: %q", left)
 	}
 	calls := strings.Join(o.Calls(), "\n")
 	for _, want := range o.Covers {
