@@ -20,7 +20,8 @@ type Clone struct {
 	Branch string
 	// Dir is where it goes, relative to the cwd; "" is the repository's
 	// name. A Dir that already holds a .git (an attached sandbox) is kept
-	// as it is: nothing is cloned and no token is sent.
+	// as it is: nothing is cloned (the token is still sent to the script
+	// that checks, and dropped unused).
 	Dir string
 	// Token authenticates an https clone (the apps' gitToken setting);
 	// "" means GH_TOKEN, then GITHUB_TOKEN (both for github.com only),
