@@ -79,6 +79,8 @@ func TestExplainGolden(t *testing.T) {
 		"cwd-home": {"--cwd", home},
 		"allow":    {"--cwd", proj, "--network", "allow", "--writable", "~/extra", "--hide", ".env", "--pass-env", "GITHUB_TOKEN"},
 		"unix":     {"--cwd", proj, "--network", "allow", "--allow-unix-sockets"},
+		"allowlist": {"--cwd", proj, "--allow-domain", "registry.npmjs.org", "--allow-domain", "*.github.com:443",
+			"--allow-domain", "127.0.0.1:8080", "--deny-domain", "gist.github.com"},
 	}
 	for name, flags := range policies {
 		for _, format := range []string{"text", "json", "bwrap", "seatbelt"} {

@@ -14,6 +14,7 @@ import (
 	"github.com/zsandbox/zsandbox/bwrap"
 	"github.com/zsandbox/zsandbox/exit"
 	"github.com/zsandbox/zsandbox/landlock"
+	"github.com/zsandbox/zsandbox/netns"
 	"github.com/zsandbox/zsandbox/seatbelt"
 )
 
@@ -29,6 +30,8 @@ func main() {
 			bwrap.Guard(os.Args[2:])
 		case seatbelt.WatchdogArg:
 			seatbelt.Watchdog(os.Args[2:])
+		case netns.RoleArg:
+			netns.Role(os.Args[2:])
 		}
 	}
 	os.Exit(run(os.Args, os.Stdout, os.Stderr))

@@ -24,7 +24,9 @@ func policyFlags() []cli.Flag {
 		&cli.StringSliceFlag{Name: "writable", Usage: "also allow writes under `PATH` (repeatable; env ZSANDBOX_WRITABLE, \":\"-separated)"},
 		&cli.StringSliceFlag{Name: "hide", Usage: "also hide `PATH` from the command (repeatable; env ZSANDBOX_HIDE, \":\"-separated)"},
 		&cli.StringSliceFlag{Name: "protect", Usage: "also keep `PATH` read-only inside the writable roots, even if it does not exist (repeatable; env ZSANDBOX_PROTECT, \":\"-separated); --writable PATH still wins"},
-		&cli.StringFlag{Name: "network", Usage: "`allow` or deny network access (default: deny)", EnvVars: []string{"ZSANDBOX_NETWORK"}},
+		&cli.StringFlag{Name: "network", Usage: "`allow` or deny network access (default: deny; allowlist with --allow-domain)", EnvVars: []string{"ZSANDBOX_NETWORK"}},
+		&cli.StringSliceFlag{Name: "allow-domain", Usage: "let the command reach `HOST` through zsandbox's proxy (host, *.name for subdomains, IP, [v6], each with an optional :PORT; repeatable; env ZSANDBOX_ALLOW_DOMAINS, \",\"-separated)"},
+		&cli.StringSliceFlag{Name: "deny-domain", Usage: "refuse `HOST` even when an --allow-domain matches it (repeatable; env ZSANDBOX_DENY_DOMAINS)"},
 		&cli.BoolFlag{Name: "allow-unix-sockets", Usage: "let the command connect to the host's unix sockets: its daemons (docker.sock, D-Bus, tmux, X11, ssh-agent) become reachable; off by default in every network mode", EnvVars: []string{"ZSANDBOX_ALLOW_UNIX_SOCKETS"}},
 		&cli.StringSliceFlag{Name: "env", Usage: "set `KEY=VALUE` in the command's environment (repeatable)"},
 		&cli.StringSliceFlag{Name: "pass-env", Usage: "pass variable `NAME` even if it looks like a credential (repeatable; env ZSANDBOX_PASS_ENV, \",\"-separated)"},
@@ -129,6 +131,7 @@ func request(c *cli.Context, host policy.Host, set policy.Settings) policy.Reque
 		SetEnv:      concat(set.Env, c.StringSlice("env")),
 		PassEnv:     concat(set.PassEnv, splitList(host.Getenv("ZSANDBOX_PASS_ENV"), ","), c.StringSlice("pass-env")),
 	}
+	req.AllowDomains, req.DenyDomains = domains(c, host, set)
 	// The settings file is hidden, so no command can widen its next
 	// sandbox: the one in use and the default one a later run would read.
 	req.Hide = append(req.Hide, set.Path, policy.SettingsPath("", host))
@@ -139,6 +142,18 @@ func request(c *cli.Context, host policy.Host, set policy.Settings) policy.Reque
 	req.Protect = sourced(req.Protect, splitList(host.Getenv("ZSANDBOX_PROTECT"), ":"), policy.SourceProtectEnv)
 	req.Protect = sourced(req.Protect, c.StringSlice("protect"), policy.SourceProtectFlag)
 	return req
+}
+
+// domains are the --allow-domain / --deny-domain lists. A --network given
+// as a flag or variable overrides the settings' lists as it overrides the
+// settings' network: only lists given the same way can conflict with it.
+func domains(c *cli.Context, host policy.Host, set policy.Settings) (allow, deny []string) {
+	if c.IsSet("network") {
+		set.AllowDomains, set.DenyDomains = nil, nil
+	}
+	allow = concat(set.AllowDomains, splitList(host.Getenv("ZSANDBOX_ALLOW_DOMAINS"), ","), c.StringSlice("allow-domain"))
+	deny = concat(set.DenyDomains, splitList(host.Getenv("ZSANDBOX_DENY_DOMAINS"), ","), c.StringSlice("deny-domain"))
+	return allow, deny
 }
 
 // sourced appends paths to list, each with where it was written.

@@ -149,7 +149,10 @@ func Pins(prot []policy.Protected) []string {
 // command cannot gain fresh capabilities in a namespace of its own.
 func (b *builder) namespaces(n policy.Network) {
 	b.add("--unshare-all", "--unshare-user")
-	if n == policy.NetworkAllow {
+	// Under the allowlist the runner starts bwrap inside a network
+	// namespace it made (package netns: only loopback and the proxy's
+	// listener), which bwrap shares.
+	if n == policy.NetworkAllow || n == policy.NetworkAllowlist {
 		b.add("--share-net")
 	}
 	b.add("--disable-userns", "--new-session", "--die-with-parent", "--cap-drop", "ALL")

@@ -35,6 +35,10 @@ type Run struct {
 	// Started, if set, is told the host PIDs of bwrap and then of the
 	// sandbox's init as they become known.
 	Started func(pid int)
+	// Wrap, if set, changes how bwrap is started (the allowlist starts it
+	// in a network namespace of its own) and returns what to do once it
+	// has: an error there kills bwrap and nothing runs.
+	Wrap func(cmd *exec.Cmd) (started func() error, err error)
 }
 
 // SetupError means bwrap exited without starting the command: the sandbox
@@ -76,9 +80,22 @@ func Exec(r Run) (int, error) {
 	defer signal.Stop(sigs)
 	runtime.LockOSThread() // Pdeathsig follows the thread that forked bwrap
 	defer runtime.UnlockOSThread()
+	wrapped := func() error { return nil }
+	if r.Wrap != nil {
+		if wrapped, err = r.Wrap(cmd); err != nil {
+			status.Close()
+			return 0, err
+		}
+	}
 	if err := cmd.Start(); err != nil {
 		status.Close()
 		return 0, fmt.Errorf("starting %s: %w", r.Bwrap, err)
+	}
+	if err := wrapped(); err != nil {
+		cmd.Process.Kill()
+		cmd.Wait()
+		status.Close()
+		return 0, err
 	}
 	files[StatusFD-3].Close() // our copy of the write end; bwrap holds its own
 	r.started(cmd.Process.Pid)

@@ -67,6 +67,10 @@ type Options struct {
 	User      string // docker, apple: run user, uid:gid
 	Limits    Limits
 	Host      string // docker: daemon address (default DOCKER_HOST, then the local socket)
+	// Labels go on every container (docker, local on docker) besides the
+	// context's own: zctx's claim, by which it finds the containers of a
+	// zctx that was killed before it saved their handle.
+	Labels map[string]string `json:",omitempty"`
 	// Extra holds options of contexts registered by others (e2b, daytona).
 	Extra map[string]string
 }

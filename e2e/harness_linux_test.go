@@ -76,7 +76,7 @@ func goBuild(out, pkg string) error { return goBuildCgo(out, pkg, "1") }
 
 // goBuildCgo builds pkg with CGO_ENABLED=cgo.
 func goBuildCgo(out, pkg, cgo string) error {
-	cmd := exec.Command("go", "build", "-tags", "urfave_cli_no_docs", "-o", out, pkg)
+	cmd := exec.Command("go", "build", "-tags", "urfave_cli_no_docs,zsandbox_test", "-o", out, pkg)
 	cmd.Env = append(os.Environ(), "CGO_ENABLED="+cgo)
 	if b, err := cmd.CombinedOutput(); err != nil {
 		return fmt.Errorf("go build %s: %v\n%s", pkg, err, b)

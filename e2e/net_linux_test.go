@@ -20,6 +20,15 @@ type listener struct {
 
 func listenStream(t *testing.T, network, addr string) *listener {
 	t.Helper()
+	// Read until the client closes: closing first would make its write
+	// fail with EPIPE and a reachable listener look refused.
+	return serveStream(t, network, addr, func(c net.Conn) { io.Copy(io.Discard, c) })
+}
+
+// serveStream is a listener on addr that counts its connections and hands
+// each to serve (closed when serve returns).
+func serveStream(t *testing.T, network, addr string, serve func(net.Conn)) *listener {
+	t.Helper()
 	ln, err := net.Listen(network, addr)
 	if err != nil {
 		t.Fatalf("listen %s %s: %v", network, addr, err)
@@ -32,9 +41,7 @@ func listenStream(t *testing.T, network, addr string) *listener {
 				return
 			}
 			l.hits.Add(1)
-			// Read until the client closes: closing first would make its
-			// write fail with EPIPE and a reachable listener look refused.
-			go func() { io.Copy(io.Discard, c); c.Close() }()
+			go func() { serve(c); c.Close() }()
 		}
 	}()
 	t.Cleanup(l.stop)

@@ -23,6 +23,7 @@ const (
 	keyNet   = "net="
 	keyScope = "scope="
 	keyRule  = "rule=" // rule=ACCESS,FLAGS,PATH: ACCESS in hex, FLAGS from "ein"
+	keyPort  = "port=" // port=ACCESS,PORT: network rights in hex, PORT in decimal
 )
 
 // The rule flags, in the order they are written.
@@ -32,11 +33,12 @@ const (
 	flagNoFollow = 'n'
 )
 
-// maxABIDigits bounds abi= and maxHexDigits the rights, so that parsing
-// cannot overflow.
+// maxABIDigits bounds abi=, maxHexDigits the rights and maxPortDigits a
+// port, so that parsing cannot overflow.
 const (
-	maxABIDigits = 4
-	maxHexDigits = 16
+	maxABIDigits  = 4
+	maxHexDigits  = 16
+	maxPortDigits = 5
 )
 
 // refusedArg is what a refused ruleset encodes to: no stage 2 accepts it,
@@ -58,6 +60,9 @@ func (rs Ruleset) Args() []string {
 		keyNet+hexText(uint64(rs.HandledNet)), keyScope+hexText(uint64(rs.Scoped)))
 	for _, p := range rs.Paths {
 		args = append(args, keyRule+hexText(uint64(p.Access))+","+p.flags()+","+p.Path)
+	}
+	for _, p := range rs.Ports {
+		args = append(args, keyPort+hexText(uint64(p.Access))+","+strconv.Itoa(int(p.Port)))
 	}
 	return args
 }
@@ -123,6 +128,11 @@ func ParseArgs(args []string) (Ruleset, []string, error) {
 			if p, err = parseRuleArg(a[len(keyRule):]); err == nil {
 				rs.Paths = append(rs.Paths, p)
 			}
+		case strings.HasPrefix(a, keyPort):
+			var p PortRule
+			if p, err = parsePortArg(a[len(keyPort):]); err == nil {
+				rs.Ports = append(rs.Ports, p)
+			}
 		default:
 			err = errors.New("unknown argument " + quote(a))
 		}
@@ -148,7 +158,7 @@ func finishArgs(rs Ruleset, seen seenKeys, argv []string) (Ruleset, []string, er
 		return Ruleset{}, nil, errors.New("stage 2: no scope= argument")
 	case len(argv) == 0:
 		return Ruleset{}, nil, errors.New("stage 2: no command")
-	case rs.ABI == 0 && (rs.HandledFS != 0 || rs.HandledNet != 0 || rs.Scoped != 0 || len(rs.Paths) != 0):
+	case rs.ABI == 0 && (rs.HandledFS != 0 || rs.HandledNet != 0 || rs.Scoped != 0 || len(rs.Paths) != 0 || len(rs.Ports) != 0):
 		return Ruleset{}, nil, errors.New("stage 2: abi=0 with rights or rules")
 	}
 	rs.Status = StatusOff
@@ -234,6 +244,28 @@ func parseRuleArg(v string) (PathRule, error) {
 		return PathRule{}, bad
 	}
 	return p, nil
+}
+
+// parsePortArg reads port=ACCESS,PORT: PORT is 1 to maxPortDigits decimal
+// digits, 1 to 65535.
+func parsePortArg(v string) (PortRule, error) {
+	bad := errors.New("port=" + quote(v) + ": must be ACCESS,PORT")
+	access, port, ok := strings.Cut(v, ",")
+	n, ok2 := parseHex(access)
+	if !ok || !ok2 || port == "" || len(port) > maxPortDigits {
+		return PortRule{}, bad
+	}
+	p := 0
+	for i := 0; i < len(port); i++ {
+		if port[i] < '0' || port[i] > '9' {
+			return PortRule{}, bad
+		}
+		p = p*10 + int(port[i]-'0')
+	}
+	if p < 1 || p > 65535 {
+		return PortRule{}, bad
+	}
+	return PortRule{Port: uint16(p), Access: AccessNet(n)}, nil
 }
 
 // quote is how stage 2's messages show a path or argument, in both stage

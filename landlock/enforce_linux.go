@@ -87,6 +87,15 @@ type rulesetAttr struct {
 	scoped     uint64
 }
 
+// netPortAttr is struct landlock_net_port_attr, and ruleNetPort
+// LANDLOCK_RULE_NET_PORT (golang.org/x/sys at this version has neither).
+type netPortAttr struct {
+	allowedAccess uint64
+	port          uint64
+}
+
+const ruleNetPort = 2
+
 // RulesetFD creates the ruleset and adds the path rules. Network rights are
 // handled with no port rule: every TCP (and, from ABI 10, UDP) connect and
 // bind is denied.
@@ -102,6 +111,14 @@ func RulesetFD(rs Ruleset) (int, error) {
 		if err := addPathRule(fd, p); err != nil {
 			unix.Close(fd)
 			return -1, err
+		}
+	}
+	for _, p := range rs.Ports {
+		attr := netPortAttr{uint64(p.Access), uint64(p.Port)}
+		if _, _, errno := unix.Syscall6(unix.SYS_LANDLOCK_ADD_RULE, uintptr(fd),
+			ruleNetPort, uintptr(unsafe.Pointer(&attr)), 0, 0, 0); errno != 0 {
+			unix.Close(fd)
+			return -1, fmt.Errorf("landlock rule for port %d: %w", p.Port, errno)
 		}
 	}
 	return fd, nil

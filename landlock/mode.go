@@ -72,6 +72,9 @@ type Config struct {
 	Writable []string `json:"writable"`
 	// NetworkDeny is --network deny.
 	NetworkDeny bool `json:"networkDeny"`
+	// ProxyPort is the allowlist's proxy port: TCP connect is allowed to
+	// it alone (0: no allowlist).
+	ProxyPort uint16 `json:"proxyPort,omitempty"`
 	// UnixSockets is --allow-unix-sockets: connections to unix sockets made
 	// outside the sandbox are not fenced.
 	UnixSockets bool `json:"unixSockets"`

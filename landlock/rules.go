@@ -60,8 +60,16 @@ type Ruleset struct {
 	// Paths are the allow rules; every handled right not allowed here is
 	// denied.
 	Paths []PathRule `json:"paths,omitempty"`
+	// Ports allow network rights on one TCP port each.
+	Ports []PortRule `json:"ports,omitempty"`
 	// Gaps are the protections of the fence this ABI cannot give.
 	Gaps []Protection `json:"gaps,omitempty"`
+}
+
+// PortRule allows Access (TCP connect) to Port.
+type PortRule struct {
+	Port   uint16    `json:"port"`
+	Access AccessNet `json:"access"`
 }
 
 // PathRule allows Access beneath Path.
@@ -106,6 +114,11 @@ func fence(c Config) []Protection {
 	}
 	if c.NetworkDeny {
 		g = append(g, Protection{What: "TCP connect and bind", ABI: 4, Required: true})
+	}
+	if c.ProxyPort != 0 && !c.NetworkDeny {
+		// Not required: the allowlist's network namespace has no route
+		// out but the proxy's listener already.
+		g = append(g, Protection{What: fmt.Sprintf("TCP connect to anything but the proxy's port %d", c.ProxyPort), ABI: 4})
 	}
 	g = append(g, Protection{What: "signals to processes outside the sandbox", ABI: 6, Required: true})
 	if scopesAbstract(c) {
@@ -168,8 +181,14 @@ func Rules(c Config, abi int) Ruleset {
 		return rs
 	}
 	rs.HandledFS = fsAt(rs.ABI)
-	if c.NetworkDeny {
+	switch {
+	case c.NetworkDeny:
 		rs.HandledNet = netAt(rs.ABI) // no port is allowed
+	case c.ProxyPort != 0:
+		// The allowlist: TCP connect only to the proxy (bind stays free).
+		if rs.HandledNet = netAt(rs.ABI) & netConnectTCP; rs.HandledNet != 0 {
+			rs.Ports = []PortRule{{Port: c.ProxyPort, Access: netConnectTCP}}
+		}
 	}
 	rs.Scoped = scopeAt(rs.ABI)
 	if c.UnixSockets {
@@ -301,6 +320,9 @@ func (rs Ruleset) Lines() []string {
 		net := "none"
 		if rs.HandledNet != 0 {
 			net = rs.HandledNet.String() + " (no port allowed)"
+		}
+		for _, p := range rs.Ports {
+			net = fmt.Sprintf("%s (only port %d: %s)", rs.HandledNet, p.Port, p.Access)
 		}
 		out = append(out, "landlock: handled fs: "+orNone(rs.HandledFS.String()),
 			"landlock: handled net: "+net,

@@ -230,3 +230,26 @@ func TestSetNames(t *testing.T) {
 		t.Errorf("empty set = %q", got)
 	}
 }
+
+// TestRulesProxyPort: under the allowlist, from ABI 4, TCP connect is
+// handled with one port allowed (the proxy's) and bind is left alone;
+// before ABI 4 there are no network rules, and that is a gap, not a
+// refusal (the namespace is the fence).
+func TestRulesProxyPort(t *testing.T) {
+	c := Config{Mode: ModeAuto, Writable: []string{"/w"}, ProxyPort: 3128}
+	rs := Rules(c, 4)
+	if rs.Status != StatusEnforced || rs.HandledNet != netConnectTCP || len(rs.Ports) != 1 || rs.Ports[0] != (PortRule{Port: 3128, Access: netConnectTCP}) {
+		t.Errorf("ABI 4: %+v", rs)
+	}
+	back, _, err := ParseArgs(append(rs.Args(), "--", "true"))
+	if err != nil || len(back.Ports) != 1 || back.Ports[0] != rs.Ports[0] {
+		t.Errorf("port= does not round-trip: %v %+v", err, back.Ports)
+	}
+	rs = Rules(c, 3)
+	if rs.HandledNet != 0 || len(rs.Ports) != 0 || len(rs.Gaps) == 0 {
+		t.Errorf("ABI 3: %+v", rs)
+	}
+	if RequiredABI(c) != RequiredABI(Config{Mode: ModeRequire, Writable: []string{"/w"}}) {
+		t.Error("the port rule must not raise the required ABI")
+	}
+}

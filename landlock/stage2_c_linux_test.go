@@ -107,6 +107,9 @@ func describeParse(args []string) (string, bool) {
 		}
 		fmt.Fprintf(&b, " %s\n", quote(p.Path))
 	}
+	for _, p := range rs.Ports {
+		fmt.Fprintf(&b, "port %016x %d\n", uint64(p.Access), p.Port)
+	}
 	fmt.Fprintf(&b, "command=%d\n", len(args)-len(argv))
 	return b.String(), true
 }
@@ -114,6 +117,18 @@ func describeParse(args []string) (string, bool) {
 // stage2ArgCases are stage-2 argument lists, good and bad.
 var stage2ArgCases = [][]string{
 	nil,
+	{"abi=4", "fs=0", "net=2", "scope=0", "port=2,3128", "--", "true"},
+	{"abi=4", "fs=0", "net=2", "scope=0", "port=2,3128", "port=2,1", "port=2,65535", "--", "true"},
+	{"abi=4", "fs=0", "net=2", "scope=0", "port=2,0", "--", "true"},
+	{"abi=4", "fs=0", "net=2", "scope=0", "port=2,65536", "--", "true"},
+	{"abi=4", "fs=0", "net=2", "scope=0", "port=2,123456", "--", "true"},
+	{"abi=4", "fs=0", "net=2", "scope=0", "port=2,", "--", "true"},
+	{"abi=4", "fs=0", "net=2", "scope=0", "port=,80", "--", "true"},
+	{"abi=4", "fs=0", "net=2", "scope=0", "port=2,+80", "--", "true"},
+	{"abi=4", "fs=0", "net=2", "scope=0", "port=2,80x", "--", "true"},
+	{"abi=4", "fs=0", "net=2", "scope=0", "port=2", "--", "true"},
+	{"abi=4", "fs=0", "net=2", "scope=0", "port=G,80", "--", "true"},
+	{"abi=0", "fs=0", "net=0", "scope=0", "port=2,80", "--", "true"},
 	{"--"},
 	{"--", "true"},
 	{"abi=0", "fs=0", "net=0", "scope=0", "--", "true"},
@@ -201,11 +216,15 @@ func TestCStage2ReadsEveryPlan(t *testing.T) {
 		{"/a b", "/c\nd\xff", "/dev/pts", "/x,e,/y"},
 	}
 	for _, mode := range []Mode{ModeAuto, ModeRequire, ModeOff} {
-		for _, deny := range []bool{false, true} {
+		for _, net := range []struct {
+			deny  bool
+			proxy uint16
+		}{{false, 0}, {true, 0}, {false, 3128}} {
+			deny := net.deny
 			for _, unix := range []bool{false, true} {
 				for _, w := range writables {
 					for abi := -1; abi <= 12; abi++ {
-						c := Config{Mode: mode, NetworkDeny: deny, UnixSockets: unix, Writable: w, ABI: abi}
+						c := Config{Mode: mode, NetworkDeny: deny, ProxyPort: net.proxy, UnixSockets: unix, Writable: w, ABI: abi}
 						args := c.Command("", []string{"true"})[2:]
 						got, gotOK := cParseArgs(args)
 						want, wantOK := describeParse(args)

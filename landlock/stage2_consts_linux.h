@@ -8,11 +8,13 @@
 #define ZS_KEY_NET "net="
 #define ZS_KEY_SCOPE "scope="
 #define ZS_KEY_RULE "rule="
+#define ZS_KEY_PORT "port="
 #define ZS_FLAG_EXACT 'e'
 #define ZS_FLAG_IF_EXISTS 'i'
 #define ZS_FLAG_NO_FOLLOW 'n'
 #define ZS_MAX_ABI_DIGITS 4
 #define ZS_MAX_HEX_DIGITS 16
+#define ZS_MAX_PORT_DIGITS 5
 #define ZS_FILE_ACCESS 0xc007ULL
 #define ZS_PLANNED_SEES "landlock: the sandbox sees Landlock ABI "
 #define ZS_PLANNED_FOR ", but zsandbox planned the fence for ABI "

@@ -31,7 +31,7 @@ func stage2Consts() string {
 		}
 	}
 	def("ZS_STAGE2_ARG", Stage2Arg)
-	for _, k := range [][2]string{{"ZS_KEY_ABI", keyABI}, {"ZS_KEY_FS", keyFS}, {"ZS_KEY_NET", keyNet}, {"ZS_KEY_SCOPE", keyScope}, {"ZS_KEY_RULE", keyRule}} {
+	for _, k := range [][2]string{{"ZS_KEY_ABI", keyABI}, {"ZS_KEY_FS", keyFS}, {"ZS_KEY_NET", keyNet}, {"ZS_KEY_SCOPE", keyScope}, {"ZS_KEY_RULE", keyRule}, {"ZS_KEY_PORT", keyPort}} {
 		def(k[0], k[1])
 	}
 	def("ZS_FLAG_EXACT", byte(flagExact))
@@ -39,6 +39,7 @@ func stage2Consts() string {
 	def("ZS_FLAG_NO_FOLLOW", byte(flagNoFollow))
 	def("ZS_MAX_ABI_DIGITS", maxABIDigits)
 	def("ZS_MAX_HEX_DIGITS", maxHexDigits)
+	def("ZS_MAX_PORT_DIGITS", maxPortDigits)
 	fmt.Fprintf(&b, "#define ZS_FILE_ACCESS 0x%xULL\n", uint64(FileAccess))
 	// PlannedError's text around its two numbers.
 	planned := (&PlannedError{Planned: 1111, ABI: 2222}).Error()

@@ -83,6 +83,7 @@
 
 #define ZS_CREATE_RULESET_VERSION 1U
 #define ZS_RULE_PATH_BENEATH 1
+#define ZS_RULE_NET_PORT 2
 #define ZS_CLOSE_RANGE_CLOEXEC 4U
 
 // struct landlock_ruleset_attr up to scoped, as enforce_linux.go passes it.
@@ -350,6 +351,30 @@ static int parse_rule(const char *v, struct zs_rule *r)
 	return f == c2;
 }
 
+// parse_port is parsePortArg: ACCESS,PORT with PORT 1 to
+// ZS_MAX_PORT_DIGITS decimal digits, 1 to 65535. It returns 0 when v is
+// not one.
+static int parse_port(const char *v, uint64_t *access, unsigned *port)
+{
+	const char *c = strchr(v, ',');
+	if (c == NULL || !parse_hex(v, (size_t)(c - v), access))
+		return 0;
+	const char *d = c + 1;
+	size_t len = strlen(d);
+	if (len == 0 || len > ZS_MAX_PORT_DIGITS)
+		return 0;
+	unsigned n = 0;
+	for (size_t i = 0; i < len; i++) {
+		if (d[i] < '0' || d[i] > '9')
+			return 0;
+		n = n * 10 + (unsigned)(d[i] - '0');
+	}
+	if (n < 1 || n > 65535)
+		return 0;
+	*port = n;
+	return 1;
+}
+
 // parse_args is ParseArgs on args[:n]: it returns the index of the "--"
 // before the command, or -1 with the error in err.
 static int parse_args(int n, char **args, struct zs_plan *p, struct zs_buf *err)
@@ -396,6 +421,16 @@ static int parse_args(int n, char **args, struct zs_plan *p, struct zs_buf *err)
 				buf_quote(err, a + strlen(ZS_KEY_RULE));
 				buf_str(err, ": must be ACCESS,FLAGS,/PATH");
 			}
+		} else if (has_prefix(a, ZS_KEY_PORT)) {
+			uint64_t access;
+			unsigned port;
+			ok = parse_port(a + strlen(ZS_KEY_PORT), &access, &port);
+			nrules++;
+			if (!ok) {
+				buf_str(err, "port=");
+				buf_quote(err, a + strlen(ZS_KEY_PORT));
+				buf_str(err, ": must be ACCESS,PORT");
+			}
 		} else {
 			buf_str(err, "unknown argument ");
 			buf_quote(err, a);
@@ -412,6 +447,12 @@ static int parse_args(int n, char **args, struct zs_plan *p, struct zs_buf *err)
 static int rule_at(const struct zs_plan *p, int i, struct zs_rule *r)
 {
 	return has_prefix(p->items[i], ZS_KEY_RULE) && parse_rule(p->items[i] + strlen(ZS_KEY_RULE), r);
+}
+
+// port_at is the port rule in item i, if it is one (parse_args checked them).
+static int port_at(const struct zs_plan *p, int i, uint64_t *access, unsigned *port)
+{
+	return has_prefix(p->items[i], ZS_KEY_PORT) && parse_port(p->items[i] + strlen(ZS_KEY_PORT), access, port);
 }
 
 // ---- apply (enforce_linux.go) ----------------------------------------------
@@ -482,6 +523,24 @@ static void add_path_rule(int ruleset, const struct zs_rule *r)
 	close(fd);
 }
 
+// add_port_rule is rulesetFD's port rule. It dies on failure.
+static void add_port_rule(int ruleset, uint64_t access, unsigned port)
+{
+	struct {
+		uint64_t allowed_access, port;
+	} attr = {.allowed_access = access, .port = port};
+	if (syscall(SYS_landlock_add_rule, ruleset, ZS_RULE_NET_PORT, &attr, 0) != 0) {
+		int e = errno;
+		struct zs_buf b = {0};
+		close(ruleset);
+		buf_str(&b, "landlock: landlock rule for port ");
+		buf_uint(&b, port);
+		buf_str(&b, ": ");
+		buf_errno(&b, e);
+		die_not_run(&b, NULL);
+	}
+}
+
 // enforce is apply(rs, false) with Stage2's error handling: it restricts
 // this (only) thread with the planned ruleset or dies with 127.
 static void enforce(const struct zs_plan *p)
@@ -513,6 +572,12 @@ static void enforce(const struct zs_plan *p)
 		struct zs_rule r;
 		if (rule_at(p, i, &r))
 			add_path_rule((int)ruleset, &r);
+	}
+	for (int i = 0; i < p->nitems; i++) {
+		uint64_t access;
+		unsigned port;
+		if (port_at(p, i, &access, &port))
+			add_port_rule((int)ruleset, access, port);
 	}
 
 	// restrictSelf: no_new_privs (landlock_restrict_self requires it of an
@@ -787,6 +852,17 @@ int zs_test_parse(int n, char **args, char **out, size_t *outlen)
 			buf_str(&b, r.no_follow ? " no-follow" : "");
 			buf_byte(&b, ' ');
 			buf_quote(&b, r.path);
+			buf_byte(&b, '\n');
+		}
+		for (int i = 0; i < p.nitems; i++) {
+			uint64_t access;
+			unsigned port;
+			if (!port_at(&p, i, &access, &port))
+				continue;
+			buf_str(&b, "port ");
+			buf_hex(&b, access, 16);
+			buf_byte(&b, ' ');
+			buf_uint(&b, port);
 			buf_byte(&b, '\n');
 		}
 		buf_str(&b, "command=");

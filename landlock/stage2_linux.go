@@ -75,7 +75,7 @@ func errText(e syscall.Errno) string {
 }
 
 // errMessage is err.Error() with the errno that ends it (every error
-// enforce and closeInherited return wraps one last, if any) spelled by
+// enforce and fds.CloseInherited return wraps one last, if any) spelled by
 // errText.
 func errMessage(err error) string {
 	var e syscall.Errno

@@ -13,26 +13,25 @@ import (
 	"strings"
 )
 
-// http serves one HTTP proxy request: CONNECT opens a tunnel (returned for
-// the caller to copy through); an absolute-URI request is forwarded to its
-// host with "Connection: close" and its response copied back, so every
-// request on the connection is decided (a second one cannot ride along to
-// another virtual host).
-func (p *Proxy) http(c net.Conn, br *bufio.Reader) net.Conn {
+// http decides one HTTP proxy request and returns the connection to the
+// allowed server, with the request when it is an absolute-URI one for the
+// caller to forward, or nil for CONNECT, whose tunnel the caller copies
+// through. It answers a refusal itself and returns nil.
+func (p *Proxy) http(c net.Conn, br *bufio.Reader) (net.Conn, *http.Request) {
 	head, err := peekHead(br)
 	if err != nil {
 		reply(c, http.StatusRequestHeaderFieldsTooLarge, "zsandbox proxy: request header too large or incomplete\n")
-		return nil
+		return nil, nil
 	}
 	hosts, err := hostHeaders(head)
 	if err != nil {
 		reply(c, http.StatusBadRequest, "zsandbox proxy: "+err.Error()+"\n")
-		return nil
+		return nil, nil
 	}
 	req, err := http.ReadRequest(br)
 	if err != nil {
 		reply(c, http.StatusBadRequest, "zsandbox proxy: bad request\n")
-		return nil
+		return nil, nil
 	}
 	host, port, err := requestTarget(req)
 	if err == nil {
@@ -40,26 +39,26 @@ func (p *Proxy) http(c net.Conn, br *bufio.Reader) net.Conn {
 	}
 	if err != nil {
 		reply(c, http.StatusBadRequest, "zsandbox proxy: "+err.Error()+"\n")
-		return nil
+		return nil, nil
 	}
 	server, err := p.connect(context.Background(), host, port)
 	if err != nil {
 		refuse(c, err)
-		return nil
+		return nil, nil
 	}
-	if req.Method == http.MethodConnect {
-		if _, err := c.Write([]byte("HTTP/1.1 200 Connection established\r\n\r\n")); err != nil {
-			server.Close()
-			return nil
-		}
-		return server
+	if req.Method != http.MethodConnect {
+		return server, req
 	}
-	forward(c, req, server)
-	server.Close()
-	return nil
+	if _, err := c.Write([]byte("HTTP/1.1 200 Connection established\r\n\r\n")); err != nil {
+		server.Close()
+		return nil, nil
+	}
+	return server, nil
 }
 
-// forward sends req to server in origin form and copies the response back.
+// forward sends req to server in origin form and copies the response back,
+// with "Connection: close" both ways, so every request on the connection is
+// decided (a second one cannot ride along to another virtual host).
 func forward(c net.Conn, req *http.Request, server net.Conn) {
 	for _, h := range strings.Split(req.Header.Get("Connection"), ",") {
 		if h = strings.TrimSpace(h); h != "" {
@@ -85,7 +84,7 @@ func forward(c net.Conn, req *http.Request, server net.Conn) {
 	}
 	defer resp.Body.Close()
 	resp.Close = true
-	resp.Write(c)
+	resp.Write(bulkWriter{c})
 }
 
 // requestTarget is the host and port a request asks for: CONNECT's

@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net"
+	"net/http"
 	"net/netip"
 	"strings"
 	"sync"
@@ -131,16 +133,24 @@ func (p *Proxy) handle(c net.Conn) {
 		return
 	}
 	var server net.Conn
+	var req *http.Request // an absolute-URI request to forward; nil for a tunnel
 	if first[0] == socksVersion {
 		server = p.socks(c, br)
 	} else {
-		server = p.http(c, br)
+		server, req = p.http(c, br)
 	}
 	if server == nil {
 		return
 	}
 	defer server.Close()
+	// Decided: the handshake's bounds end here, also for the body of a
+	// forwarded request (which br reads) and the response copied back.
 	c.SetDeadline(time.Time{})
+	lim.N = math.MaxInt64
+	if req != nil {
+		forward(c, req, server)
+		return
+	}
 	tunnel(c, br, server)
 }
 
@@ -212,35 +222,6 @@ func (p *Proxy) lookup(ctx context.Context, host string) ([]netip.Addr, error) {
 // sandbox; a test build may replace it (testresolve.go).
 var hostResolver Resolver = func(ctx context.Context, host string) ([]netip.Addr, error) {
 	return net.DefaultResolver.LookupNetIP(ctx, "ip", host)
-}
-
-// tunnel copies bytes both ways until both sides are done. The bytes the
-// handshake reader already buffered go first. Between two *net.TCPConn
-// io.Copy splices, so the data does not pass through user space.
-func tunnel(client net.Conn, br *bufio.Reader, server net.Conn) {
-	if n := br.Buffered(); n > 0 {
-		b, _ := br.Peek(n)
-		if _, err := server.Write(b); err != nil {
-			return
-		}
-	}
-	done := make(chan struct{})
-	go func() {
-		io.Copy(server, client)
-		closeWrite(server)
-		close(done)
-	}()
-	io.Copy(client, server)
-	closeWrite(client)
-	<-done
-}
-
-func closeWrite(c net.Conn) {
-	if cw, ok := c.(interface{ CloseWrite() error }); ok {
-		cw.CloseWrite()
-		return
-	}
-	c.Close()
 }
 
 // Hint is the hint line for the refused targets, or "" when none.

@@ -20,6 +20,7 @@ type explanation struct {
 	Hide      []policy.Hidden    `json:"hide"`
 	Protected []policy.Protected `json:"protected"`
 	Network   policy.Network     `json:"network"`
+	Allowlist *Allowlist         `json:"allowlist,omitempty"`
 	Unix      Unix               `json:"unixSockets"`
 	Env       envExplanation     `json:"env"`
 	Landlock  landlock.Ruleset   `json:"landlock"`
@@ -37,6 +38,8 @@ type seccompExplanation struct {
 	Profile     string `json:"profile"` // "built-in" or the user's file
 	NetworkDeny bool   `json:"networkDeny"`
 	UnixDeny    bool   `json:"unixDeny"` // socket(AF_UNIX) refused
+	// InetOnly: only AF_UNIX, AF_INET, AF_INET6, AF_NETLINK (the allowlist).
+	InetOnly bool `json:"inetOnly,omitempty"`
 }
 
 // JSON writes the plan as explain's JSON document.
@@ -44,10 +47,10 @@ func (pl Plan) JSON(w io.Writer) error {
 	p := pl.Policy
 	doc := explanation{
 		Landlock: pl.Landlock, Gaps: pl.Gaps,
-		Seccomp: seccompExplanation{Profile: pl.Seccomp.Profile, NetworkDeny: pl.Seccomp.Sockets.Network, UnixDeny: pl.Seccomp.Sockets.Unix},
+		Seccomp: seccompExplanation{Profile: pl.Seccomp.Profile, NetworkDeny: pl.Seccomp.Sockets.Network, UnixDeny: pl.Seccomp.Sockets.Unix, InetOnly: pl.Seccomp.Sockets.Inet},
 		Schema:  1, Backend: pl.Backend, Cwd: p.Cwd,
 		Writable: p.Writable, Omitted: nonNil(p.Omitted), Hide: p.Hidden,
-		Protected: nonNil(p.Protected), Network: p.Network, Unix: pl.Unix,
+		Protected: nonNil(p.Protected), Network: p.Network, Allowlist: pl.Allowlist, Unix: pl.Unix,
 		Env: envExplanation{Dropped: nonNil(p.DroppedEnv)}, Command: pl.Argv,
 	}
 	enc := json.NewEncoder(w)
@@ -94,6 +97,9 @@ func (pl Plan) Text(w io.Writer) {
 		fmt.Fprintf(w, "  %s  (%s, in %s%s)\n", pr.Path, pr.Source, pr.Root, state)
 	}
 	fmt.Fprintf(w, "network: %s\n", p.Network)
+	for _, l := range pl.Allowlist.lines() {
+		fmt.Fprintln(w, l)
+	}
 	fmt.Fprintln(w, pl.unixLine())
 	fmt.Fprintf(w, "env dropped: %s\n", orNone(strings.Join(p.DroppedEnv, " ")))
 	for _, l := range pl.Landlock.Lines() {
@@ -140,6 +146,10 @@ func (pl Plan) unixLine() string {
 // socketsText describes the socket rules of the filter.
 func (s Seccomp) socketsText() string {
 	switch n, u := s.Sockets.Network, s.Sockets.Unix; {
+	case s.Sockets.Inet && u:
+		return " + allowlist: socket() only AF_INET, AF_INET6, AF_NETLINK; socket(AF_UNIX) refused, socketpair only AF_UNIX stream/seqpacket, io_uring refused"
+	case s.Sockets.Inet:
+		return " + allowlist: socket() only AF_UNIX (--allow-unix-sockets), AF_INET, AF_INET6, AF_NETLINK; io_uring refused"
 	case n && u:
 		return " + --network deny: socket() refused, socketpair only AF_UNIX stream/seqpacket, io_uring refused"
 	case n:

@@ -73,6 +73,8 @@ type Plan struct {
 	Alone    alone.Config
 	Seccomp  Seccomp
 	Unix     Unix
+	// Allowlist is the network of --allow-domain; nil in the other modes.
+	Allowlist *Allowlist
 	// Bwrap is bubblewrap's argv: the options, and the command (the stage
 	// 2 in front of the user's when Landlock is enforced).
 	Bwrap bwrap.Plan

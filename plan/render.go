@@ -8,6 +8,7 @@ import (
 	"github.com/zsandbox/zsandbox/denymsg"
 	"github.com/zsandbox/zsandbox/exit"
 	"github.com/zsandbox/zsandbox/landlock"
+	"github.com/zsandbox/zsandbox/netns"
 	"github.com/zsandbox/zsandbox/policy"
 	"github.com/zsandbox/zsandbox/seatbelt"
 	"github.com/zsandbox/zsandbox/seccomp"
@@ -20,14 +21,23 @@ import (
 func Render(p *policy.Policy, argv []string, o Options) Plan {
 	pl := Plan{Backend: o.Backend, Policy: p, Argv: argv, Writable: p.WritablePaths(), NetworkDeny: p.Network == policy.NetworkDeny}
 	pl.Stage2 = landlock.Config{Mode: o.Landlock, Writable: pl.Writable, NetworkDeny: pl.NetworkDeny, UnixSockets: p.UnixSockets, ABI: o.LandlockABI}
+	if p.Network == policy.NetworkAllowlist {
+		// Behind the namespace, Landlock lets TCP connect reach the
+		// proxy's port alone (where the ABI has network rules).
+		pl.Stage2.ProxyPort = netns.Port
+	}
 	pl.Alone = aloneConfig(p, pl.Writable, pl.NetworkDeny)
 	if o.Backend == Landlock {
 		pl.Landlock, pl.Refused = aloneRules(pl, o)
 	} else {
 		pl.Landlock, pl.Refused = stage2Rules(pl, o)
 	}
+	pl.Allowlist = allowlist(p, o.Backend)
+	if pl.Allowlist != nil && o.Backend == Landlock && pl.Refused == nil {
+		pl.Refused = allowlistAloneRefusal
+	}
 	pl.Seccomp = Seccomp{Profile: "built-in", User: o.UserSeccomp,
-		Sockets: seccomp.Sockets{Network: pl.NetworkDeny, Unix: !p.UnixSockets && !pl.Landlock.FencesUnixSockets()}}
+		Sockets: seccomp.Sockets{Network: pl.NetworkDeny, Inet: pl.Allowlist != nil, Unix: !p.UnixSockets && !pl.Landlock.FencesUnixSockets()}}
 	if o.SeccompProfile != "" {
 		pl.Seccomp.Profile = o.SeccompProfile
 	}
@@ -47,6 +57,12 @@ func Render(p *policy.Policy, argv []string, o Options) Plan {
 	}
 	return pl
 }
+
+// allowlistAloneRefusal: the Landlock-only backend shares the host's
+// network namespace and cannot make one, so under it the allowlist would
+// be an unfiltered network.
+var allowlistAloneRefusal = exit.NotRun("--allow-domain needs a network namespace of its own, which --backend landlock cannot make (it would share the host's network)",
+	"use the bwrap backend (--backend bwrap or auto, with bubblewrap installed), or --network deny with this backend")
 
 // aloneConfig is what the Landlock-only backend enforces for p.
 func aloneConfig(p *policy.Policy, writable []string, networkDeny bool) alone.Config {

@@ -119,3 +119,43 @@ func TestRenderHintFacts(t *testing.T) {
 		t.Errorf("Hint = %+v (hidden diff %s)", pl.Hint, diff)
 	}
 }
+
+// TestRenderAllowlist: the allowlist is planned per backend: bwrap shares
+// the namespace the netns role makes and the proxy is at 127.0.0.1:3128;
+// Seatbelt's proxy port is chosen at start; the Landlock-only backend,
+// which cannot make a namespace, refuses (127). Under it the seccomp
+// filter keeps only unix, IPv4, IPv6 and netlink sockets.
+func TestRenderAllowlist(t *testing.T) {
+	p := testPolicy()
+	p.Network = policy.NetworkAllowlist
+	p.Allowlist = &policy.Allowlist{Allow: []policy.Domain{{Host: "pypi.org"}}}
+	argv := []string{"pip", "download", "x"}
+	pl := Render(p, argv, Options{Backend: Bwrap, Landlock: landlock.ModeAuto, LandlockABI: 7, FS: noFS})
+	a := pl.Allowlist
+	if pl.Refused != nil || a == nil || !a.Namespace || a.Proxy != "127.0.0.1:3128" || pl.NetworkDeny {
+		t.Fatalf("bwrap: refused %v, allowlist %+v", pl.Refused, a)
+	}
+	if !pl.Seccomp.Sockets.Inet || pl.Seccomp.Sockets.Network || !strings.Contains(strings.Join(pl.Bwrap.Args, " "), "--share-net") {
+		t.Errorf("bwrap: sockets %+v, args %q", pl.Seccomp.Sockets, pl.Bwrap.Args)
+	}
+	if pl.Stage2.ProxyPort != 3128 || len(pl.Landlock.Ports) != 1 || pl.Landlock.Ports[0].Port != 3128 {
+		t.Errorf("bwrap: the Landlock stage should allow TCP connect to the proxy's port alone: %+v", pl.Landlock.Ports)
+	}
+	if !strings.Contains(strings.Join(a.Env, " "), "HTTPS_PROXY=http://127.0.0.1:3128") {
+		t.Errorf("bwrap: env %q", a.Env)
+	}
+	sb := Render(p, argv, Options{Backend: Seatbelt, FS: noFS})
+	if sb.SeatbeltErr != nil || sb.Allowlist.Namespace || sb.Allowlist.Proxy != seatbeltProxy ||
+		!strings.Contains(sb.Seatbelt.Text, `(remote ip "localhost:ZSANDBOX_PROXY_PORT")`) {
+		t.Errorf("seatbelt: %v %+v", sb.SeatbeltErr, sb.Allowlist)
+	}
+	ll := Render(p, argv, Options{Backend: Landlock, Landlock: landlock.ModeAuto, LandlockABI: 7, FS: noFS})
+	var ee *exit.Error
+	if !errors.As(ll.Refused, &ee) || ee.Code != 127 || !strings.Contains(ll.Refused.Error(), "--backend landlock cannot make") {
+		t.Errorf("--backend landlock: refused %v, want 127 naming the backend", ll.Refused)
+	}
+	p.Network, p.Allowlist = policy.NetworkDeny, nil
+	if pl := Render(p, argv, Options{Backend: Bwrap, FS: noFS}); pl.Allowlist != nil || pl.Seccomp.Sockets.Inet {
+		t.Errorf("--network deny planned an allowlist: %+v", pl.Allowlist)
+	}
+}

@@ -97,6 +97,8 @@ type Policy struct {
 	// Protected paths stay read-only inside writable roots.
 	Protected []Protected `json:"protected"`
 	Network   Network     `json:"network"`
+	// Allowlist is set when Network is NetworkAllowlist.
+	Allowlist *Allowlist `json:"allowlist,omitempty"`
 	// UnixSockets (--allow-unix-sockets) lets the command connect to unix
 	// sockets made outside the sandbox: the host's daemons (docker.sock,
 	// D-Bus, tmux, X11, ssh-agent). Off, in every network mode, only the

@@ -59,7 +59,9 @@ type Request struct {
 	Hide     []string
 	// Protect adds protected paths (--protect, ZSANDBOX_PROTECT, settings).
 	Protect []Path
-	Network string // "" means deny
+	Network string // "" means deny, or the allowlist with AllowDomains
+	// AllowDomains and DenyDomains are --allow-domain / --deny-domain.
+	AllowDomains, DenyDomains []string
 	// UnixSockets is --allow-unix-sockets.
 	UnixSockets bool
 	SetEnv      []string
@@ -85,7 +87,7 @@ func Resolve(req Request, host Host) (*Policy, error) {
 		// tools would look for credentials in another.
 		return nil, usagef("HOME %q is not an absolute path: set HOME to your home directory, or unset it to use the account's", h)
 	}
-	network, err := parseNetwork(req.Network)
+	network, allowlist, err := resolveNetwork(req.Network, req.AllowDomains, req.DenyDomains)
 	if err != nil {
 		return nil, err
 	}
@@ -96,7 +98,7 @@ func Resolve(req Request, host Host) (*Policy, error) {
 		return nil, err
 	}
 	home := fs.walk(filepath.Clean(host.Home), 0)
-	p := &Policy{Cwd: cwd, Home: home.path, Network: network, UnixSockets: req.UnixSockets, trust: t}
+	p := &Policy{Cwd: cwd, Home: home.path, Network: network, Allowlist: allowlist, UnixSockets: req.UnixSockets, trust: t}
 	var via []linked
 	if p.Hidden, via, err = resolveHidden(req.Hide, host, p.Home, cwd, fs); err != nil {
 		return nil, err
@@ -140,7 +142,7 @@ func parseNetwork(s string) (Network, error) {
 	case NetworkAllow:
 		return NetworkAllow, nil
 	}
-	return "", usagef("--network %q: must be allow or deny", s)
+	return "", usagef("--network %q: must be allow, deny or allowlist (with --allow-domain)", s)
 }
 
 func resolveCwd(dir string, host Host, fs *symlinks, t *trust) (string, error) {

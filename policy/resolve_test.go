@@ -193,7 +193,7 @@ func TestResolveErrors(t *testing.T) {
 	}{
 		{"missing writable root", Request{Writable: []Path{{"/nonexistent-zs", SourceFlag}}},
 			`writable root "/nonexistent-zs": no such directory`},
-		{"bad network", Request{Network: "maybe"}, `--network "maybe": must be allow or deny`},
+		{"bad network", Request{Network: "maybe"}, `--network "maybe": must be allow, deny or allowlist (with --allow-domain)`},
 		{"bad env", Request{SetEnv: []string{"NOEQUALS"}}, `--env "NOEQUALS": must be KEY=VALUE`},
 		{"tilde user", Request{Writable: []Path{{"~bob/x", SourceFlag}}}, `only ~ and ~/path`},
 		{"missing cwd", Request{Cwd: "/nonexistent-zs"}, `--cwd "/nonexistent-zs": no such directory`},

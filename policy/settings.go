@@ -21,6 +21,8 @@ type Settings struct {
 	Hide           []string `json:"hide"`
 	Protect        []string `json:"protect"`
 	Network        string   `json:"network"`
+	AllowDomains   []string `json:"allowDomains"`
+	DenyDomains    []string `json:"denyDomains"`
 	Env            []string `json:"env"`
 	PassEnv        []string `json:"passEnv"`
 	Landlock       string   `json:"landlock"`
@@ -55,6 +57,7 @@ func (s *Settings) fields() map[string]any {
 		"writable": &s.Writable, "hide": &s.Hide, "protect": &s.Protect, "env": &s.Env, "passEnv": &s.PassEnv,
 		"network": &s.Network, "landlock": &s.Landlock, "backend": &s.Backend,
 		"seccompProfile": &s.SeccompProfile, "hint": &s.Hint, "allowUnixSockets": &s.AllowUnixSockets,
+		"allowDomains": &s.AllowDomains, "denyDomains": &s.DenyDomains,
 	}
 }
 

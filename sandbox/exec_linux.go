@@ -7,6 +7,7 @@ import (
 
 	"github.com/zsandbox/zsandbox/bwrap"
 	"github.com/zsandbox/zsandbox/exit"
+	"github.com/zsandbox/zsandbox/netns"
 	"github.com/zsandbox/zsandbox/plan"
 	"github.com/zsandbox/zsandbox/policy"
 	"github.com/zsandbox/zsandbox/seccomp"
@@ -80,6 +81,7 @@ func Exec(pl plan.Plan, hints bool) error {
 
 // runBwrap runs the plan's command (the user's, or the stage 2 in front of it).
 func runBwrap(bin string, pl plan.Plan, hints bool, filter, exe *os.File, ph *bwrap.Placeholders, std stdio) error {
+	allow := newAllowlistRun(pl.Allowlist)
 	out := newOutputs(pl.Hint, hints)
 	out.copyOutputs(std)
 	stdin, err := copyIn(os.Stdin, std[0])
@@ -90,10 +92,11 @@ func runBwrap(bin string, pl plan.Plan, hints bool, filter, exe *os.File, ph *bw
 		defer stdin.Close() // the copier then stops with EPIPE
 	}
 	code, err := bwrap.Exec(bwrap.Run{
-		Bwrap: bin, Plan: pl.Bwrap, Env: bwrap.HostEnv(pl.Policy.Env), Seccomp: filter, Exe: exe,
+		Bwrap: bin, Plan: pl.Bwrap, Env: bwrap.HostEnv(allow.env(pl.Policy.Env, netns.Addr)), Seccomp: filter, Exe: exe,
 		Stdin: stdin, Stdout: out.stdout, Stderr: out.stderr,
-		Started: ph.Started,
+		Started: ph.Started, Wrap: allow.wrap(),
 	})
+	allow.done(hints && err == nil)
 	var setup *bwrap.SetupError
 	if errors.As(err, &setup) {
 		return setupFailure(setup)

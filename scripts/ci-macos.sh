@@ -184,6 +184,16 @@ sb --cwd "$proj" -- /bin/sh -c 'echo ran; curl -sS -m 5 "$1"' sh "http://127.0.0
 expect "the default network is deny" eval 'denied && ! grep -q "default-$tok" "$work/http.log"'
 sb --cwd "$proj" --network allow -- /bin/sh -c 'echo ran; curl -sS -m 5 -o /dev/null "$1"' sh "http://127.0.0.1:$port/allow-$tok"
 expect "--network allow: the same request arrives (the listener works)" eval '[ "$rc" -eq 0 ] && grep -q "allow-$tok" "$work/http.log"'
+# --allow-domain: only the proxy's loopback port is reachable; the proxy lets
+# through the allowed address and refuses the rest (the listener sees nothing).
+sb --cwd "$proj" --allow-domain "127.0.0.1:$port" -- /bin/sh -c 'echo ran; curl -sS -m 5 -o /dev/null --noproxy "" "$1"' sh "http://127.0.0.1:$port/al-ok-$tok"
+expect "--allow-domain: the allowed address is reachable through the proxy" eval '[ "$rc" -eq 0 ] && grep -q "al-ok-$tok" "$work/http.log"'
+sb --cwd "$proj" --allow-domain "127.0.0.1:$port" -- /bin/sh -c 'echo ran; curl -sS -m 5 -o /dev/null --noproxy "*" "$1"' sh "http://127.0.0.1:$port/al-direct-$tok"
+expect "--allow-domain: a direct connection (skipping the proxy) fails" eval 'denied && ! grep -q "al-direct-$tok" "$work/http.log"'
+sb --cwd "$proj" --allow-domain "127.0.0.1:$port" -- /bin/sh -c 'echo ran; curl -sS -f -m 5 -o /dev/null --noproxy "" "$1"' sh "http://localhost:$port/al-deny-$tok"
+expect "--allow-domain: a name not in the allowlist is refused, with the hint" eval 'denied && ! grep -q "al-deny-$tok" "$work/http.log" && grep -q "hint: blocked network access to localhost:$port" "$err"'
+sb --cwd "$proj" --allow-domain "127.0.0.1:$port" -- /bin/sh -c 'echo ran; python3 -c "import socket; socket.getaddrinfo(\"example.com\", 443)"'
+expect "--allow-domain: DNS has no route (mDNSResponder closed)" denied
 
 # A unix-socket listener inside a hidden folder (an agent socket) and one in
 # the project, each logging what connects.

@@ -1,6 +1,7 @@
 package seatbelt_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/zsandbox/zsandbox/seatbelt"
@@ -19,6 +20,41 @@ func mach(name string) request { return request{op: "mach-lookup", name: name} }
 
 // TestDecisions evaluates rendered profiles the way Seatbelt does (last
 // matching rule wins, else deny default) against a table of accesses.
+// proxyToken is the allowlist rule's port until the proxy listens.
+const proxyToken = "ZSANDBOX_PROXY_PORT"
+
+// TestWithProxyPort: the proxy's port goes into the allowlist's rule as a
+// number; a profile without that rule takes none.
+func TestWithProxyPort(t *testing.T) {
+	var allowlist, deny renderCase
+	for _, c := range renderCases() {
+		switch c.name {
+		case "allowlist":
+			allowlist = c
+		case "repo":
+			deny = c
+		}
+	}
+	prof, err := seatbelt.Render(allowlist.policy, allowlist.protected)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := prof.WithProxyPort(40123)
+	if err != nil || !strings.Contains(got.Text, `(remote ip "localhost:40123")`) || strings.Contains(got.Text, proxyToken) {
+		t.Errorf("WithProxyPort(40123): %v\n%s", err, got.Text)
+	}
+	if _, err := checkProfile(got); err != nil {
+		t.Errorf("the filled-in profile fails the checker: %v", err)
+	}
+	if _, err := prof.WithProxyPort(0); err == nil {
+		t.Error("WithProxyPort(0) accepted")
+	}
+	other, _ := seatbelt.Render(deny.policy, deny.protected)
+	if _, err := other.WithProxyPort(40123); err == nil {
+		t.Error("a profile without the allowlist took a proxy port")
+	}
+}
+
 func TestDecisions(t *testing.T) {
 	const repo = home + "/src/app"
 	tables := map[string][]decisionRow{
@@ -201,6 +237,18 @@ func TestDecisions(t *testing.T) {
 			{"the docker socket (--allow-unix-sockets)", file("network-outbound", "/private/var/run/docker.sock"), true},
 			{"its own socket in cwd", file("network-outbound", home+"/pg.sock"), true},
 			{"an ssh agent socket in a hidden folder", file("network-outbound", home+"/.ssh/agent.sock"), false},
+		},
+		"allowlist": {
+			{"connect to the proxy's port", request{op: "network-outbound", remote: "localhost:" + proxyToken}, true},
+			{"connect out elsewhere", request{op: "network-outbound"}, false},
+			{"another loopback port (a host daemon, another run's proxy)", request{op: "network-outbound", remote: "localhost:22"}, false},
+			{"any host on 443", request{op: "network-outbound", remote: "*:443"}, false},
+			{"listen", request{op: "network-bind"}, false},
+			{"DNS through mDNSResponder", file("network-outbound", "/private/var/run/mDNSResponder"), false},
+			{"the docker socket", file("network-outbound", "/private/var/run/docker.sock"), false},
+			{"certificate evaluation", mach("com.apple.trustd.agent"), true},
+			{"resolver configuration", mach("com.apple.SystemConfiguration.DNSConfiguration"), false},
+			{"hidden stays hidden", file("file-read-data", home+"/.ssh/id_rsa"), false},
 		},
 		"unix-sockets-offline": {
 			{"connect out", request{op: "network-outbound"}, false},

@@ -136,6 +136,7 @@ func renderCases() []renderCase {
 		homeCase("network-allow", policy.NetworkAllow, false),
 		homeCase("unix-sockets", policy.NetworkAllow, true),
 		homeCase("unix-sockets-offline", policy.NetworkDeny, true),
+		homeCase("allowlist", policy.NetworkAllowlist, false),
 		{
 			// Written by hand (or resolved on Linux): /tmp, /var and /etc are
 			// not yet under /private.

@@ -54,8 +54,8 @@ func Render(p *policy.Policy, protected []string) (Profile, error) {
 	if p == nil {
 		return Profile{}, fmt.Errorf("no policy to render")
 	}
-	if p.Network != policy.NetworkDeny && p.Network != policy.NetworkAllow {
-		return Profile{}, fmt.Errorf("network %q: must be allow or deny", p.Network)
+	if p.Network != policy.NetworkDeny && p.Network != policy.NetworkAllow && p.Network != policy.NetworkAllowlist {
+		return Profile{}, fmt.Errorf("network %q: must be allow, deny or allowlist", p.Network)
 	}
 	s, err := collect(p, protected)
 	if err != nil {
@@ -76,6 +76,12 @@ func Render(p *policy.Policy, protected []string) (Profile, error) {
 		if !p.UnixSockets {
 			r.text(unixSocketDenyRules)
 		}
+	case p.Network == policy.NetworkAllowlist:
+		r.text(networkDenyRules)
+		r.text(networkAllowlistRules)
+		if p.UnixSockets {
+			r.text(unixSocketAllowRules)
+		}
 	default:
 		r.text(networkDenyRules)
 		if p.UnixSockets {
@@ -86,6 +92,23 @@ func Render(p *policy.Policy, protected []string) (Profile, error) {
 		r.reuseRule(hiddenSocketRules, "deny network*", hidden, "literal", "subpath")
 	}
 	return Profile{Text: r.b.String(), Params: r.params}, nil
+}
+
+// proxyPortToken stands for the proxy's port in the allowlist's rule until
+// the proxy listens (WithProxyPort): the port is ephemeral, chosen at
+// start. sandbox-exec refuses a profile that still holds it, so a run that
+// forgets to fill it in fails closed.
+const proxyPortToken = "ZSANDBOX_PROXY_PORT"
+
+// WithProxyPort returns the profile with the allowlist's rule naming the
+// proxy's loopback port. The port is a number, formatted here, so it cannot
+// change the rules.
+func (p Profile) WithProxyPort(port int) (Profile, error) {
+	if port <= 0 || port > 65535 || !strings.Contains(p.Text, proxyPortToken) {
+		return Profile{}, fmt.Errorf("the profile has no allowlist rule to take proxy port %d", port)
+	}
+	p.Text = strings.ReplaceAll(p.Text, `"localhost:`+proxyPortToken+`"`, `"localhost:`+strconv.Itoa(port)+`"`)
+	return p, nil
 }
 
 // renderer accumulates the profile text and its parameters.

@@ -166,6 +166,19 @@ const networkAllowRules = `
   (global-name "com.apple.SystemConfiguration.configd"))
 `
 
+// networkAllowlistRules follow networkDenyRules under --allow-domain.
+const networkAllowlistRules = `; --- network: allowlist (--allow-domain) ---------------------------------
+; Out only to zsandbox's proxy, on the host's loopback at the port it chose
+; at start (HTTP_PROXY and friends name it); the proxy, in zsandbox's own
+; process, decides each connection by name. No other address or port, no
+; DNS (the proxy resolves names; mDNSResponder stays closed), no listening.
+(allow network-outbound (remote ip "localhost:ZSANDBOX_PROXY_PORT"))
+(allow mach-lookup
+  ; TLS certificate evaluation inside the tunnels: curl, git, crypto/x509.
+  (global-name "com.apple.trustd")
+  (global-name "com.apple.trustd.agent"))
+`
+
 const unixSocketDenyRules = `
 ; --- unix sockets: off -----------------------------------------------------
 ; No connection to a unix socket (on macOS every one has a path): the

@@ -44,8 +44,8 @@ var opFilters = map[string][]string{
 	"ipc-posix-shm-read*":  {"ipc"},
 	"user-preference-read": nil,
 	"pseudo-tty":           nil,
-	"network*":             {"path"},
-	"network-outbound":     {"path"},
+	"network*":             {"path", "remote"},
+	"network-outbound":     {"path", "remote"},
 }
 
 // filterCategory maps each filter to its category; "meta" combines filters.
@@ -56,6 +56,7 @@ var filterCategory = map[string]string{
 	"target":      "target",
 	"sysctl-name": "sysctl", "sysctl-name-prefix": "sysctl",
 	"ipc-posix-name": "ipc", "ipc-posix-name-prefix": "ipc",
+	"remote":      "remote",
 	"require-all": "meta", "require-any": "meta", "require-not": "meta",
 }
 
@@ -223,10 +224,23 @@ func (sp *sbProfile) filter(f *node, ops []string) error {
 			return fmt.Errorf("filter %s does not apply to %s", name, op)
 		}
 	}
+	if name == "remote" {
+		return remoteArg(f)
+	}
 	if len(f.items) != 2 {
 		return fmt.Errorf("%s takes one argument, got %s", name, show(f))
 	}
 	return sp.filterArg(name, f.items[1])
+}
+
+// remoteArg checks (remote ip "localhost:PORT"): the allowlist's proxy,
+// on loopback only, at one port (or the token WithProxyPort fills in).
+func remoteArg(f *node) error {
+	if len(f.items) != 3 || !isSym(f.items[1], "ip") || f.items[2].kind != nString ||
+		!regexp.MustCompile(`^localhost:([0-9]+|ZSANDBOX_PROXY_PORT)$`).MatchString(f.items[2].text) {
+		return fmt.Errorf("remote: only (remote ip \"localhost:PORT\"), got %s", show(f))
+	}
+	return nil
 }
 
 func (sp *sbProfile) metaFilter(f *node, ops []string) error {
@@ -315,6 +329,7 @@ func contains(list []string, s string) bool {
 type request struct {
 	op     string   // e.g. file-write-create, network-outbound, mach-lookup
 	path   string   // file and socket operations
+	remote string   // network-outbound to an address: "localhost:PORT", "*:443"...
 	name   string   // Mach service, sysctl or POSIX IPC name
 	target string   // signal, process-info: "self", "same-sandbox" or "other"
 	ext    []string // sandbox extensions the path carries
@@ -382,6 +397,9 @@ func matchFilter(f *node, req request, params map[string]string) bool {
 		return name == "require-all"
 	case "require-not":
 		return !matchFilter(f.items[1], req, params)
+	}
+	if name == "remote" {
+		return req.remote != "" && req.remote == f.items[2].text
 	}
 	arg := argValue(f.items[1], params)
 	switch name {

@@ -14,13 +14,19 @@ import (
 var builtin embed.FS
 
 // builtinSockets are the socket rule sets with a precompiled program.
-var builtinSockets = []Sockets{{}, {Unix: true}, {Network: true, Unix: true}, {Network: true}}
+var builtinSockets = []Sockets{{}, {Unix: true}, {Network: true, Unix: true}, {Network: true}, {Inet: true, Unix: true}, {Inet: true}}
 
 // builtinName is the file holding the built-in program for this
 // architecture with the socket rules s.
 func builtinName(arch string, s Sockets) string {
 	name := "default"
 	switch {
+	case s.Network && s.Inet:
+		return "" // Network refuses every IP family: no such program
+	case s.Inet && s.Unix:
+		name = "allowlist"
+	case s.Inet:
+		name = "allowlist-unix-allow"
 	case s.Network && s.Unix:
 		name = "network-deny"
 	case s.Network:

@@ -9,6 +9,9 @@ import (
 // Socket constants; the same on every architecture zsandbox builds for.
 const (
 	afUnix        = 1
+	afInet        = 2
+	afInet6       = 10
+	afNetlink     = 16
 	afMax         = 46 // AF_MAX: one past the newest family (AF_MCTP) in Linux 6.x
 	sockStream    = 1
 	sockDgram     = 2
@@ -36,6 +39,25 @@ type Sockets struct {
 	// LANDLOCK_ACCESS_FS_RESOLVE_UNIX (ABI 9) connect(2) to a path socket
 	// goes through, read-only mount or not.
 	Unix bool
+	// Inet is the allowlist: only AF_UNIX (unless Unix), AF_INET,
+	// AF_INET6 and AF_NETLINK. The network namespace holds only loopback
+	// and the proxy's listener, but a namespace does not fence every
+	// family: AF_VSOCK reaches the hypervisor, and others (AF_PACKET,
+	// AF_BLUETOOTH, AF_CAN...) are attack surface no proxy client needs.
+	Inet bool
+}
+
+// allowed reports whether s lets socket(2) make a socket of family f.
+func (s Sockets) allowed(f uint64) bool {
+	switch {
+	case f == afUnix:
+		return !s.Unix
+	case s.Network:
+		return false
+	case s.Inet:
+		return f == afInet || f == afInet6 || f == afNetlink
+	}
+	return true
 }
 
 // WithNetworkDeny is WithSockets(p, Sockets{Network: true, Unix: true}): the
@@ -77,7 +99,7 @@ func WithNetworkDeny(p *specs.LinuxSeccomp) *specs.LinuxSeccomp {
 // rules are kept.
 func WithSockets(p *specs.LinuxSeccomp, s Sockets) *specs.LinuxSeccomp {
 	out := cloneProfile(p)
-	if !s.Network && !s.Unix {
+	if !s.Network && !s.Unix && !s.Inet {
 		return out
 	}
 	var st ruleState
@@ -147,7 +169,7 @@ func familyRules(p *specs.LinuxSeccomp, s Sockets, allows []specs.LinuxSyscall) 
 	var rules []specs.LinuxSyscall
 	for _, r := range allows {
 		for f := uint64(0); f < afMax; f++ {
-			if (f == afUnix) == s.Unix || !familyMatches(r.Args, f) {
+			if !s.allowed(f) || !familyMatches(r.Args, f) {
 				continue
 			}
 			args := []specs.LinuxSeccompArg{{Index: 0, Value: f, Op: specs.OpEqualTo}}
@@ -162,10 +184,27 @@ func familyRules(p *specs.LinuxSeccomp, s Sockets, allows []specs.LinuxSyscall) 
 	if !mayRun(p.DefaultAction) {
 		return rules // what no rule allows, the default refuses
 	}
+	if s.Inet {
+		return append(rules, inetDenies(s)...)
+	}
 	if s.Unix {
 		return append(rules, deny([]string{"socket"}, specs.LinuxSeccompArg{Index: 0, Value: intMask, ValueTwo: afUnix, Op: specs.OpMaskedEqual}))
 	}
 	return append(rules, deny([]string{"socket"}, specs.LinuxSeccompArg{Index: 0, Value: afUnix, Op: specs.OpNotEqual}))
+}
+
+// inetDenies refuse, over a profile that allows by default, every family
+// the allowlist does not need: each one below AF_MAX by the int the kernel
+// reads, and any value from AF_MAX up as a whole 64-bit value (a family a
+// newer kernel adds, or junk above the int).
+func inetDenies(s Sockets) []specs.LinuxSyscall {
+	var rules []specs.LinuxSyscall
+	for f := uint64(0); f < afMax; f++ {
+		if !s.allowed(f) {
+			rules = append(rules, deny([]string{"socket"}, specs.LinuxSeccompArg{Index: 0, Value: intMask, ValueTwo: f, Op: specs.OpMaskedEqual}))
+		}
+	}
+	return append(rules, deny([]string{"socket"}, specs.LinuxSeccompArg{Index: 0, Value: afMax, Op: specs.OpGreaterEqual}))
 }
 
 // familyMatches reports whether a rule's comparisons on argument 0 (the

@@ -137,6 +137,26 @@ func TestWithSocketsOnDefault(t *testing.T) {
 		{"socket", []uint64{afInet, sockStream}, eperm},
 		{"socketpair", []uint64{afUnix, sockDgram}, allowed},
 		{"io_uring_setup", nil, eperm},
+	}, {Inet: true, Unix: true}: { // the allowlist
+		{"socket", []uint64{afInet, sockStream}, allowed},
+		{"socket", []uint64{afInet6, sockDgram | sockCloexec}, allowed},
+		{"socket", []uint64{afNetlink, sockRaw}, allowed},
+		{"socket", []uint64{afUnix, sockStream}, eperm},
+		{"socket", []uint64{afVsock, sockStream}, eperm},
+		{"socket", []uint64{17 /* AF_PACKET */, sockRaw}, eperm},
+		{"socket", []uint64{high32 | 17, sockRaw}, eperm}, // the kernel reads the int
+		{"socket", []uint64{31 /* AF_BLUETOOTH */, sockStream}, eperm},
+		{"socket", []uint64{afMax, sockStream}, eperm},
+		{"socket", []uint64{0xffff, sockStream}, eperm},
+		{"socketpair", []uint64{afUnix, sockStream}, allowed},
+		{"io_uring_setup", nil, eperm},
+	}, {Inet: true}: { // the allowlist with --allow-unix-sockets
+		{"socket", []uint64{afUnix, sockStream}, allowed},
+		{"socket", []uint64{afInet, sockStream}, allowed},
+		{"socket", []uint64{17 /* AF_PACKET */, sockDgram}, eperm},
+		{"socket", []uint64{afVsock, sockStream}, eperm},
+		{"socket", []uint64{5 /* AF_APPLETALK */, sockDgram}, eperm},
+		{"io_uring_setup", nil, eperm},
 	}} {
 		p := WithSockets(Default(), s)
 		if err := validate(p, ""); err != nil {
@@ -175,6 +195,13 @@ func TestWithSocketsUserProfile(t *testing.T) {
 		{"deny with unix, allow list", list, Sockets{Network: true}, []call{
 			{"io_uring_setup", nil, eperm},
 			{"socket", []uint64{afUnix, sockStream}, allowed}, {"socket", []uint64{afInet, sockStream}, enosys}}},
+		{"allowlist, allow list", list, Sockets{Inet: true, Unix: true}, []call{
+			{"socket", []uint64{afInet, sockStream}, allowed}, {"socket", []uint64{afNetlink, sockRaw}, allowed},
+			{"socket", []uint64{afUnix, sockStream}, enosys}, {"socket", []uint64{17, sockRaw}, enosys},
+			{"socket", []uint64{high32 | afInet, sockStream}, enosys}}},
+		{"allowlist, allow-all profile", allowAll, Sockets{Inet: true, Unix: true}, []call{
+			{"socket", []uint64{afInet6, sockStream}, allowed}, {"socket", []uint64{17, sockRaw}, eperm},
+			{"socket", []uint64{afVsock, sockStream}, eperm}, {"socket", []uint64{afUnix, sockStream}, eperm}}},
 		{"none", allowAll, Sockets{}, []call{{"io_uring_setup", nil, allowed}, {"socket", []uint64{afUnix, sockStream}, allowed}}},
 	}
 	for _, tt := range tests {

@@ -209,7 +209,6 @@ const (
 	forkFlags    = 0x1200011
 	threadFlags  = 0x3d0f00
 	cloneNewUser = 0x10000000
-	afInet       = 2
 	afVsock      = 40
 	tiocsti      = 0x5412
 	tioclinux    = 0x541c

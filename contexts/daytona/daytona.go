@@ -45,9 +45,9 @@ const Kind = "daytona"
 
 // Option names in contexts.Options.Extra (zctx's flags).
 const (
-	OptPregame   = "pregame"
-	OptSandbox   = "sandbox"
-	OptOnDestroy = "sandbox-on-destroy"
+	OptPregame   = remote.OptPregame
+	OptSandbox   = remote.OptSandbox
+	OptOnDestroy = remote.OptOnDestroy
 )
 
 // Defaults.
@@ -60,7 +60,7 @@ const (
 func init() {
 	contexts.Register(Kind, contexts.Factory{
 		New:     func(o contexts.Options) (contexts.Context, error) { return FromOptions(o) },
-		Applies: []string{contexts.OptNetwork, OptPregame, OptSandbox, OptOnDestroy},
+		Applies: remote.Applies,
 	})
 }
 
@@ -84,17 +84,26 @@ type Options struct {
 	OwnAttached            bool
 	Pregame                *Pregame
 	PregameFile            string
+	// Clone, when set, is cloned into the sandbox after the cwd is made
+	// (before the pregame), and the handle works in the clone.
+	Clone *remote.Clone
 	// ReadinessTimeoutSeconds: nil means 60; ≤ 0 disables the probe.
 	ReadinessTimeoutSeconds *int
 	SandboxID               string
 	Network                 contexts.Network // deny (default): networkBlockAll
-	HTTPClient              *http.Client
+	// Idle suspension, in minutes, as Daytona names it: a sandbox with no
+	// toolbox call for AutoStopInterval stops (nil: Daytona's 15; 0:
+	// never) and keeps its disk; stopped for AutoArchiveInterval it is
+	// archived; AutoDeleteInterval deletes it (negative: never). Attach
+	// and --sandbox start a stopped or archived sandbox again.
+	AutoStopInterval, AutoArchiveInterval, AutoDeleteInterval *int32
+	HTTPClient                                                *http.Client
 }
 
 // FromOptions reads the registry's Options; --sandbox-on-destroy kill and
 // pause mean delete and stop, as the seeds say.
 func FromOptions(o contexts.Options) (*Context, error) {
-	return New(Options{Network: o.Network, SandboxID: o.Extra[OptSandbox], OnDestroy: o.Extra[OptOnDestroy], PregameFile: o.Extra[OptPregame]})
+	return New(Options{Network: o.Network, SandboxID: o.Extra[OptSandbox], OnDestroy: o.Extra[OptOnDestroy], PregameFile: o.Extra[OptPregame], Clone: remote.CloneOf(o.Extra)})
 }
 
 // Context is the daytona context.
@@ -137,7 +146,8 @@ func New(opts Options) (*Context, error) {
 func (c *Context) Kind() string { return Kind }
 
 // Capabilities: stdout and stderr apart and stdin, through the wrapper;
-// background processes belong to the program that started them.
+// background processes belong to the program that started them; no
+// terminal (see OpenTerminal).
 func (c *Context) Capabilities() contexts.Capabilities {
 	return contexts.Capabilities{Isolated: true, SeparateStderr: true, Stdin: true, Background: true, AttachAcross: true}
 }
@@ -215,22 +225,12 @@ func (c *Context) SpawnWith(ctx context.Context, cfg contexts.SpawnConfig, sandb
 	st := contexts.State{Kind: Kind, ID: id, Cwd: remote.FirstOf(cfg.Cwd, c.opts.Cwd), Env: cfg.Env, PassEnv: cfg.PassEnv,
 		Extra: map[string]string{"sandbox": sb.Id, "owned": strconv.FormatBool(owned)}}
 	h := c.newHandle(st, sb)
-	fail := func(err error) (contexts.Handle, error) {
-		if created { // never a sandbox that was there before
-			c.api.SandboxAPI.DeleteSandbox(context.WithoutCancel(ctx), sb.Id).Execute()
-		}
+	err = remote.Setup{Kind: Kind, Created: created, Ready: func(ctx context.Context) error { return h.waitReady(ctx, c.readiness()) },
+		Cwd: h.setCwd, Clone: c.opts.Clone, Pregame: pre, Exec: h.Exec, RunPregame: h.runPregame,
+		Remove: func(ctx context.Context) { c.api.SandboxAPI.DeleteSandbox(ctx, sb.Id).Execute() }, // never one that was there before
+		Moved:  func(dir string) { h.St.Cwd = dir }, CurrentCwd: func() string { return h.St.Cwd }}.Run(ctx)
+	if err != nil {
 		return nil, err
-	}
-	if err := h.waitReady(ctx, c.readiness()); err != nil {
-		return fail(err)
-	}
-	if err := h.setCwd(ctx); err != nil {
-		return fail(err)
-	}
-	if pre != nil {
-		if err := h.runPregame(ctx, pre); err != nil {
-			return fail(err)
-		}
 	}
 	return h, nil
 }
@@ -271,16 +271,24 @@ func (c *Context) acquire(ctx context.Context, cfg contexts.SpawnConfig, sandbox
 			}
 			return c.create(ctx, cfg, sandboxConfig)
 		}
-		switch sb.GetState() {
-		case apiclient.SANDBOXSTATE_STOPPED, apiclient.SANDBOXSTATE_ARCHIVED:
-			if _, res, err := c.api.SandboxAPI.StartSandbox(ctx, id).Execute(); err != nil {
-				return nil, false, apiErr("start sandbox "+id, res, err)
-			}
-		}
-		sb, err = c.waitStarted(ctx, sb.Id)
+		sb, err = c.resume(ctx, sb)
 		return sb, false, err
 	}
 	return c.create(ctx, cfg, sandboxConfig)
+}
+
+// resume starts a sandbox that was stopped or archived (by onDestroy or
+// by Daytona's idle rules) and waits until it is started.
+func (c *Context) resume(ctx context.Context, sb *apiclient.Sandbox) (*apiclient.Sandbox, error) {
+	switch sb.GetState() {
+	case apiclient.SANDBOXSTATE_STARTED:
+		return sb, nil
+	case apiclient.SANDBOXSTATE_STOPPED, apiclient.SANDBOXSTATE_ARCHIVED:
+		if _, res, err := c.api.SandboxAPI.StartSandbox(ctx, sb.Id).Execute(); err != nil {
+			return nil, apiErr("start sandbox "+sb.Id, res, err)
+		}
+	}
+	return c.waitStarted(ctx, sb.Id)
 }
 
 func (c *Context) create(ctx context.Context, cfg contexts.SpawnConfig, sandboxConfig map[string]any) (*apiclient.Sandbox, bool, error) {
@@ -336,6 +344,8 @@ func (c *Context) waitStarted(ctx context.Context, id string) (*apiclient.Sandbo
 type Sandbox struct {
 	ID, Name, State, Snapshot string
 	Labels                    map[string]string
+	// The idle rules, in minutes (see Options.AutoStopInterval).
+	AutoStop, AutoArchive, AutoDelete int32
 }
 
 // List lists the sandboxes whose labels have every pair of match.
@@ -354,7 +364,8 @@ func (c *Context) List(ctx context.Context, match map[string]string) ([]Sandbox,
 	}
 	out := make([]Sandbox, 0, len(list.Items))
 	for _, it := range list.Items {
-		out = append(out, Sandbox{ID: it.Id, Name: it.Name, State: string(it.GetState()), Snapshot: it.GetSnapshot(), Labels: it.Labels})
+		out = append(out, Sandbox{ID: it.Id, Name: it.Name, State: string(it.GetState()), Snapshot: it.GetSnapshot(), Labels: it.Labels,
+			AutoStop: int32(it.GetAutoStopInterval()), AutoArchive: int32(it.GetAutoArchiveInterval()), AutoDelete: int32(it.GetAutoDeleteInterval())})
 	}
 	return out, nil
 }
@@ -371,6 +382,11 @@ func (c *Context) Attach(ctx context.Context, st contexts.State) (contexts.Handl
 	sb, res, err := c.api.SandboxAPI.GetSandbox(ctx, id).Execute()
 	if err != nil {
 		return nil, apiErr("get sandbox "+id, res, err)
+	}
+	// Suspended while idle: the next command resumes it, as the seeds'
+	// apps do with the next message.
+	if sb, err = c.resume(ctx, sb); err != nil {
+		return nil, err
 	}
 	return c.newHandle(st, sb), nil
 }

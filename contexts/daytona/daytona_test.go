@@ -7,24 +7,18 @@ import (
 
 	"github.com/zsandbox/zsandbox/contexts/conformance"
 	"github.com/zsandbox/zsandbox/contexts/daytona/daytonatest"
-	"github.com/zsandbox/zsandbox/contexts/internal/dockertest"
 	"github.com/zsandbox/zsandbox/contexts/internal/remotetest"
 )
 
-var (
-	daemon *dockertest.Daemon
-	skip   string
-)
-
-func TestMain(m *testing.M) {
-	dockertest.Main(m, func(d *dockertest.Daemon, why string) { daemon, skip = d, why })
-}
+func TestMain(m *testing.M) { remotetest.Main(m) }
 
 const testKey = "dtn_replica_secret_0123456789abcdef"
 
 func replica(t *testing.T, o daytonatest.Options) *daytonatest.Server {
 	t.Helper()
-	o.Runner = remotetest.Runner(t, daemon, skip)
+	if o.Runner == nil {
+		o.Runner = remotetest.DockerRunner(t)
+	}
 	if o.APIKey == "" {
 		o.APIKey = testKey
 	}
@@ -52,12 +46,6 @@ func TestReplica_Conformance(t *testing.T) {
 	conformance.Run(t, func(t *testing.T) conformance.Target {
 		s := replica(t, daytonatest.Options{})
 		return conformance.Target{Context: provider(t, s, Options{}),
-			Leftovers: func(*testing.T) []string {
-				var out []string
-				for _, sb := range s.Sandboxes() {
-					out = append(out, sb.ID+" "+sb.State)
-				}
-				return out
-			}}
+			Leftovers: func(*testing.T) []string { return s.Existing() }}
 	})
 }

@@ -268,9 +268,14 @@ func (h *Handle) Start(ctx context.Context, cmd contexts.Cmd) (contexts.Process,
 	return p, nil
 }
 
-// OpenTerminal: Daytona's PTY API is not wired in.
+// OpenTerminal is not supported: Daytona's PTY is a WebSocket (the
+// v0.190.0 toolbox spec's GET /process/pty/{id}/connect answers 101; the
+// SDK 0.218.0 dials /process/pty/create-connect, which that spec lacks),
+// and the official generated toolbox client cannot upgrade a connection,
+// so only a hand-written WebSocket client could speak it.
 func (h *Handle) OpenTerminal(context.Context, contexts.TerminalConfig) (contexts.Terminal, error) {
-	return nil, contexts.Errorf(contexts.ErrUnsupported, "daytona: terminals are not supported yet")
+	return nil, contexts.Errorf(contexts.ErrUnsupported,
+		"daytona: terminals are not supported (Daytona's PTY is a WebSocket, which the official toolbox client cannot open)")
 }
 
 // upload writes data to p with the toolbox's upload call (the generated
@@ -330,14 +335,9 @@ func (h *Handle) WriteFile(ctx context.Context, p string, data []byte, perm fs.F
 	if err := h.upload(ctx, full, data); err != nil {
 		return err
 	}
-	if perm != 0 && perm.Perm() != 0o644 {
-		r, err := h.execute(ctx, words([]string{"chmod", strconv.FormatUint(uint64(perm.Perm()), 8), "--", full}), time.Minute)
-		if err == nil && r.ExitCode != 0 {
-			err = contexts.Errorf(contexts.ErrUnavailable, "daytona: chmod %q: %s", p, remote.Tail(r.Stdout))
-		}
-		return err
-	}
-	return nil
+	return remote.Chmod(ctx, Kind, p, full, perm, func(ctx context.Context, argv []string) (contexts.Result, error) {
+		return h.execute(ctx, words(argv), time.Minute)
+	})
 }
 
 // ListFiles lists dir with the toolbox.

@@ -3,15 +3,11 @@
 package daytona
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
 	"strings"
 	"testing"
-
-	"github.com/google/go-cmp/cmp"
 
 	"github.com/zsandbox/zsandbox/contexts"
 	"github.com/zsandbox/zsandbox/contexts/daytona/daytonatest"
@@ -27,31 +23,23 @@ type outcome struct {
 
 type outcomes struct {
 	Exit, Env, Pwd, Cwd, Big outcome
-	Read                     string   `json:"read"`
-	List                     []string `json:"list"`
-	Missing                  string   `json:"missing"`
-	Listed                   []string `json:"listed"`
-	Stopped                  string   `json:"stopped"`
+	Read                     string     `json:"read"`
+	List                     []string   `json:"list"`
+	Missing                  string     `json:"missing"`
+	Listed                   []string   `json:"listed"`
+	Stopped                  string     `json:"stopped"`
+	Idle                     [][3]int32 `json:"idle"`
 }
 
 func expected() outcomes {
 	return outcomes{
 		Exit: outcome{3, "out\nerr\n"}, Env: outcome{0, "c1-p1"}, Pwd: outcome{0, daytonatest.Home + "\n"},
 		Cwd: outcome{0, daytonatest.Home + "/sub\n"}, Big: outcome{0, "300000\n"}, Read: "hello\n",
-		List: []string{"a b.txt:file:6", "second:file:3"}, Missing: "404", Listed: []string{"self"}, Stopped: "stopped",
+		List: []string{"a b.txt:file:6", "second:file:3"}, Missing: "404", Listed: []string{"self"}, Stopped: "stopped", Idle: [][3]int32{{15, 60, -1}},
 	}
 }
 
 func needOracle(t *testing.T) { remotetest.NeedOracle(t, "@daytonaio/sdk") }
-
-func sdk(t *testing.T, s *daytonatest.Server) (outcomes, error) {
-	var o outcomes
-	out, err := remotetest.Node(t, "daytona.mjs", "DAYTONA_API_URL="+s.APIURL(), "DAYTONA_API_KEY="+testKey)
-	if err != nil {
-		return o, err
-	}
-	return o, json.Unmarshal(out, &o)
-}
 
 // goSide runs the same scenarios with the provider (stdout then stderr
 // stand for the SDK's combined output).
@@ -106,45 +94,41 @@ func goSide(t *testing.T, s *daytonatest.Server) outcomes {
 	}
 	h.Destroy(ctxT(t))
 	o.Stopped = states(s)[h.sandbox]
+	h.c.api.SandboxAPI.DeleteSandbox(ctxT(t), h.sandbox).Execute() // the SDK's scenario deletes it too
+	stop, archive, del := int32(15), int32(60), int32(-1)
+	ic := provider(t, s, Options{AutoStopInterval: &stop, AutoArchiveInterval: &archive, AutoDeleteInterval: &del})
+	idle, err := ic.SpawnWith(ctxT(t), contexts.SpawnConfig{}, map[string]any{"labels": map[string]string{"suite": "idle"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer idle.Destroy(ctxT(t))
+	listed, err = ic.List(ctxT(t), map[string]string{"suite": "idle"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, sb := range listed {
+		o.Idle = append(o.Idle, [3]int32{sb.AutoStop, sb.AutoArchive, sb.AutoDelete})
+	}
 	return o
 }
 
+// oracle is the suite against replica s.
+func oracle(t *testing.T, s *daytonatest.Server) remotetest.Oracle[outcomes] {
+	return remotetest.Oracle[outcomes]{Package: "@daytonaio/sdk", Script: "daytona.mjs", Want: expected(),
+		Env:   []string{"DAYTONA_API_URL=" + s.APIURL(), "DAYTONA_API_KEY=" + testKey},
+		Go:    func(t *testing.T) outcomes { return goSide(t, s) },
+		Calls: s.Calls, Left: s.Existing,
+		Covers: []string{"POST /api/sandbox", "/process/execute", "/files/bulk-upload", "/files/bulk-download", "GET /toolbox/"}}
+}
+
+// TestOracle_SDKAgrees: the official SDK (through a toolbox that is not
+// ready for its first calls) and the Go provider see the same outcomes,
+// and those are the expected ones.
 func TestOracle_SDKAgrees(t *testing.T) {
-	needOracle(t)
-	s := replica(t, daytonatest.Options{ToolboxNotReady: 2})
-	got, err := sdk(t, s)
-	if err != nil {
-		calls := s.Calls()
-		t.Fatalf("%v\nlast calls: %q", err, calls[max(0, len(calls)-8):])
-	}
-	if d := cmp.Diff(expected(), got); d != "" {
-		t.Errorf("the SDK's outcomes differ from the expected (-want +sdk):\n%s", d)
-	}
-	if left := s.Sandboxes(); len(left) != 0 {
-		t.Errorf("the SDK left sandboxes: %+v", left)
-	}
-	if d := cmp.Diff(got, goSide(t, s)); d != "" {
-		t.Errorf("the Go provider differs from the SDK (-sdk +go):\n%s", d)
-	}
-	calls := strings.Join(s.Calls(), "\n")
-	for _, want := range []string{"POST /api/sandbox", "/process/execute", "/files/bulk-upload", "/files/bulk-download", "GET /toolbox/"} {
-		if !strings.Contains(calls, want) {
-			t.Errorf("no %q among the calls: the SDK scenarios did not cover it", want)
-		}
-	}
+	oracle(t, replica(t, daytonatest.Options{ToolboxNotReady: 2})).Agree(t)
 }
 
 // TestOracle_NegativeControl: one renamed field and the oracle fails.
 func TestOracle_NegativeControl(t *testing.T) {
-	needOracle(t)
-	s := replica(t, daytonatest.Options{Mutate: func(b []byte) []byte {
-		return bytes.ReplaceAll(b, []byte(`"exitCode":`), []byte(`"exit_code_renamed":`))
-	}})
-	got, err := sdk(t, s)
-	if err != nil && strings.Contains(err.Error(), "MODULE_NOT_FOUND") {
-		t.Fatalf("the SDK did not run: %v", err)
-	}
-	if err == nil && cmp.Diff(expected(), got) == "" {
-		t.Fatal("the oracle did not notice a renamed exitCode field")
-	}
+	oracle(t, replica(t, daytonatest.Options{Mutate: remotetest.RenameExitCode})).NegativeControl(t)
 }

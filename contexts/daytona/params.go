@@ -82,6 +82,10 @@ func ResolveCreateParams(sandboxConfig map[string]any, opts Options, envVars map
 	if opts.Network == contexts.NetworkDeny {
 		m["networkBlockAll"] = true
 	}
+	for k, v := range map[string]*int32{"autoStopInterval": opts.AutoStopInterval, "autoArchiveInterval": opts.AutoArchiveInterval,
+		"autoDeleteInterval": opts.AutoDeleteInterval} {
+		set(k, v, v != nil)
+	}
 	for k, v := range sandboxConfig {
 		m[k] = v
 	}

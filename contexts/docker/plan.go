@@ -87,9 +87,19 @@ func createPlan(id string, o contexts.Options, cwd string, env []string, uid, gi
 		Env:          env,
 		User:         runUser(o, uid, gid),
 		ExposedPorts: exposed,
-		Labels:       map[string]string{Label: "1", LabelID: id},
+		Labels:       labels(o, id),
 	}
 	return plan{Name: "zctx-" + id, Config: cfg, Host: hc}, nil
+}
+
+// labels are the caller's Labels, then the context's own (which win).
+func labels(o contexts.Options, id string) map[string]string {
+	out := map[string]string{}
+	for k, v := range o.Labels {
+		out[k] = v
+	}
+	out[Label], out[LabelID] = "1", id
+	return out
 }
 
 // ports turns the published ports into the Engine's two maps.

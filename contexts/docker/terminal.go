@@ -16,7 +16,15 @@ func (h *Handle) OpenTerminal(ctx context.Context, cfg contexts.TerminalConfig) 
 	if err != nil {
 		return nil, err
 	}
-	return &terminal{h: h, r: r}, nil
+	t := &terminal{h: h, r: r}
+	// The size given at exec start is ignored below API 1.42 (Debian's
+	// 20.10 speaks 1.41: the shell saw 0×0 and stty size failed), so it is
+	// set again once the exec runs, as the docker CLI does.
+	if err := t.Resize(cols, rows); err != nil {
+		t.Kill()
+		return nil, contexts.Errorf(contexts.ErrUnavailable, "docker: terminal size: %v", err)
+	}
+	return t, nil
 }
 
 type terminal struct {

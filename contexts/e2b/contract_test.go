@@ -63,7 +63,7 @@ func envdDescriptors(t *testing.T) *protoregistry.Files {
 func TestContract_EnvdRoutes(t *testing.T) {
 	files := envdDescriptors(t)
 	streaming := map[string]bool{wire.ProcStart: true, wire.ProcConnect: true}
-	for _, p := range []string{wire.ProcStart, wire.ProcConnect, wire.ProcList, wire.ProcSendInput, wire.ProcSendSignal, wire.ProcCloseStdin, wire.FsListDir} {
+	for _, p := range []string{wire.ProcStart, wire.ProcConnect, wire.ProcList, wire.ProcSendInput, wire.ProcSendSignal, wire.ProcCloseStdin, wire.ProcUpdate, wire.FsListDir} {
 		svc, method, _ := strings.Cut(strings.TrimPrefix(p, "/"), "/")
 		d, err := files.FindDescriptorByName(protoreflect.FullName(svc))
 		if err != nil {
@@ -98,6 +98,7 @@ func TestContract_EnvdMessages(t *testing.T) {
 		{wire.ListResponse{}, "process.ListResponse"}, {wire.ProcessInfo{}, "process.ProcessInfo"},
 		{wire.SendInputRequest{}, "process.SendInputRequest"}, {wire.ProcessInput{}, "process.ProcessInput"},
 		{wire.SendSignalRequest{}, "process.SendSignalRequest"}, {wire.CloseStdinRequest{}, "process.CloseStdinRequest"},
+		{wire.PTY{}, "process.PTY"}, {wire.Size{}, "process.PTY.Size"}, {wire.UpdateRequest{}, "process.UpdateRequest"}, {wire.Empty{}, "process.UpdateResponse"},
 		{wire.ListDirRequest{}, "filesystem.ListDirRequest"}, {wire.ListDirResponse{}, "filesystem.ListDirResponse"},
 		{wire.EntryInfo{}, "filesystem.EntryInfo"},
 	} {

@@ -37,9 +37,9 @@ const Kind = "e2b"
 
 // Option names in contexts.Options.Extra (zctx's flags).
 const (
-	OptPregame   = "pregame"            // a file: uploaded to /tmp/<name>, run before the first command
-	OptSandbox   = "sandbox"            // attach to this sandbox id
-	OptOnDestroy = "sandbox-on-destroy" // kill, pause, leave
+	OptPregame   = remote.OptPregame
+	OptSandbox   = remote.OptSandbox
+	OptOnDestroy = remote.OptOnDestroy
 )
 
 // Defaults.
@@ -52,7 +52,7 @@ const (
 func init() {
 	contexts.Register(Kind, contexts.Factory{
 		New:     func(o contexts.Options) (contexts.Context, error) { return FromOptions(o) },
-		Applies: []string{contexts.OptNetwork, OptPregame, OptSandbox, OptOnDestroy},
+		Applies: remote.Applies,
 	})
 }
 
@@ -72,9 +72,18 @@ type Options struct {
 	Network    contexts.Network // deny (default) or allow: allow_internet_access
 	SandboxID  string
 	OnDestroy  string // kill (default), pause, leave
+	// AutoPause is E2B's idle suspension: when Timeout runs out the
+	// sandbox pauses (keeping its memory and files) instead of being
+	// killed; the next connect (Attach, --sandbox) resumes it, and with
+	// AutoResume any request to it does. E2B counts Timeout from create
+	// or connect, not from the last command.
+	AutoPause, AutoResume bool
 	// OwnAttached applies OnDestroy to an attached sandbox too.
 	OwnAttached bool
 	Pregame     *Pregame
+	// Clone, when set, is cloned into the sandbox after the cwd is made
+	// (before the pregame), and the handle works in the clone.
+	Clone *remote.Clone
 	// PregameFile is read at Spawn (zctx's --pregame).
 	PregameFile string
 	// ReadinessTimeout bounds the wait for a new sandbox's envd; ≤ 0
@@ -86,7 +95,7 @@ type Options struct {
 // FromOptions reads the registry's Options (Extra holds zctx's flags).
 func FromOptions(o contexts.Options) (*Context, error) {
 	return New(Options{Network: o.Network, SandboxID: o.Extra[OptSandbox], OnDestroy: o.Extra[OptOnDestroy],
-		PregameFile: o.Extra[OptPregame], ReadinessTimeout: DefaultReadiness})
+		PregameFile: o.Extra[OptPregame], Clone: remote.CloneOf(o.Extra), ReadinessTimeout: DefaultReadiness})
 }
 
 // Context is the e2b context.
@@ -111,6 +120,9 @@ func New(opts Options) (*Context, error) {
 	default:
 		return nil, contexts.Errorf(contexts.ErrUsage, "e2b: --sandbox-on-destroy %q: must be kill, pause or leave", opts.OnDestroy)
 	}
+	if opts.AutoResume && !opts.AutoPause {
+		return nil, contexts.Errorf(contexts.ErrUsage, "e2b: AutoResume needs AutoPause (only a paused sandbox resumes)")
+	}
 	switch opts.Network {
 	case "", contexts.NetworkDeny, contexts.NetworkAllow:
 	default:
@@ -127,11 +139,11 @@ func (c *Context) Kind() string { return Kind }
 
 // Capabilities: envd keeps stdout and stderr apart, takes stdin, runs
 // background processes that outlive this program (re-attached by tag,
-// with the output from then on). No terminal yet (envd's PTY is not
-// wired in).
+// with the output from then on) and terminals on its PTYs (not detached:
+// see terminal.Detach).
 func (c *Context) Capabilities() contexts.Capabilities {
 	return contexts.Capabilities{Isolated: true, SeparateStderr: true, Stdin: true, Background: true,
-		Reattach: true, AttachAcross: true}
+		Reattach: true, Terminal: true, AttachAcross: true}
 }
 
 func (c *Context) needKey() error {
@@ -184,22 +196,12 @@ func (c *Context) Spawn(ctx context.Context, cfg contexts.SpawnConfig) (contexts
 	st := contexts.State{Kind: Kind, ID: id, Cwd: cfg.Cwd, Env: cfg.Env, PassEnv: cfg.PassEnv,
 		Extra: map[string]string{"sandbox": sb.SandboxID, "owned": strconv.FormatBool(created || c.opts.OwnAttached)}}
 	h := c.newHandle(st, sb)
-	fail := func(err error) (contexts.Handle, error) {
-		if created {
-			c.api.call(context.WithoutCancel(ctx), http.MethodDelete, "/sandboxes/"+sb.SandboxID, nil, nil)
-		}
+	err = remote.Setup{Kind: Kind, Created: created, Ready: func(ctx context.Context) error { return c.ready(ctx, h.envd) },
+		Cwd: h.setCwd, Clone: c.opts.Clone, Pregame: pre, Exec: h.Exec, RunPregame: h.runPregame,
+		Remove: func(ctx context.Context) { c.api.call(ctx, http.MethodDelete, "/sandboxes/"+sb.SandboxID, nil, nil) },
+		Moved:  func(dir string) { h.St.Cwd = dir }, CurrentCwd: func() string { return h.St.Cwd }}.Run(ctx)
+	if err != nil {
 		return nil, err
-	}
-	if err := c.ready(ctx, h.envd); err != nil {
-		return fail(err)
-	}
-	if err := h.setCwd(ctx); err != nil {
-		return fail(err)
-	}
-	if pre != nil {
-		if err := h.runPregame(ctx, pre); err != nil {
-			return fail(err)
-		}
 	}
 	return h, nil
 }
@@ -218,7 +220,10 @@ func (c *Context) create(ctx context.Context, cfg contexts.SpawnConfig) (wire.Sa
 		wire.NewSandbox
 		AllowInternet bool `json:"allow_internet_access"`
 	}{wire.NewSandbox{TemplateID: c.opts.Template, Timeout: int(c.opts.Timeout / time.Second), Metadata: c.opts.Metadata,
-		EnvVars: env, Secure: true}, c.opts.Network == contexts.NetworkAllow}
+		EnvVars: env, Secure: true, AutoPause: c.opts.AutoPause}, c.opts.Network == contexts.NetworkAllow}
+	if c.opts.AutoResume {
+		body.AutoResume = &wire.AutoResume{Enabled: true}
+	}
 	var sb wire.Sandbox
 	if _, err := c.api.call(ctx, http.MethodPost, "/sandboxes", body, &sb); err != nil {
 		return sb, err
@@ -277,6 +282,26 @@ func (c *Context) ready(ctx context.Context, e *envd) error {
 type Sandbox struct {
 	ID, Template, State string // running or paused
 	Metadata            map[string]string
+	OnTimeout           string // kill or pause ("" when E2B does not say)
+	AutoResume          bool
+}
+
+func sandboxOf(d wire.SandboxDetail) Sandbox {
+	sb := Sandbox{ID: d.SandboxID, Template: d.TemplateID, State: d.State, Metadata: d.Metadata}
+	if d.Lifecycle != nil {
+		sb.OnTimeout, sb.AutoResume = d.Lifecycle.OnTimeout, d.Lifecycle.AutoResume
+	}
+	return sb
+}
+
+// Info is one sandbox (GET /sandboxes/{id}).
+func (c *Context) Info(ctx context.Context, id string) (Sandbox, error) {
+	if err := c.needKey(); err != nil {
+		return Sandbox{}, err
+	}
+	var d wire.SandboxDetail
+	_, err := c.api.call(ctx, http.MethodGet, "/sandboxes/"+id, nil, &d)
+	return sandboxOf(d), err
 }
 
 // List lists the running and paused sandboxes whose metadata has every
@@ -299,7 +324,7 @@ func (c *Context) List(ctx context.Context, match map[string]string) ([]Sandbox,
 	}
 	out := make([]Sandbox, 0, len(list))
 	for _, d := range list {
-		out = append(out, Sandbox{ID: d.SandboxID, Template: d.TemplateID, State: d.State, Metadata: d.Metadata})
+		out = append(out, sandboxOf(d))
 	}
 	return out, nil
 }
@@ -379,6 +404,7 @@ func (h *Handle) Destroy(ctx context.Context) error {
 	action := h.c.opts.OnDestroy
 	if !owned || action != "kill" {
 		remote.KillAll(ctx, &h.Procs)
+		h.killTerminals()
 	}
 	if !owned {
 		return nil

@@ -8,18 +8,10 @@ import (
 
 	"github.com/zsandbox/zsandbox/contexts/conformance"
 	"github.com/zsandbox/zsandbox/contexts/e2b/e2btest"
-	"github.com/zsandbox/zsandbox/contexts/internal/dockertest"
 	"github.com/zsandbox/zsandbox/contexts/internal/remotetest"
 )
 
-var (
-	daemon *dockertest.Daemon
-	skip   string
-)
-
-func TestMain(m *testing.M) {
-	dockertest.Main(m, func(d *dockertest.Daemon, why string) { daemon, skip = d, why })
-}
+func TestMain(m *testing.M) { remotetest.Main(m) }
 
 // testKey looks like a real key, so a leak of it is easy to find.
 const testKey = "e2b_replica_secret_0123456789abcdef"
@@ -28,7 +20,9 @@ const testKey = "e2b_replica_secret_0123456789abcdef"
 // private dockerd.
 func replica(t *testing.T, o e2btest.Options) *e2btest.Server {
 	t.Helper()
-	o.Runner = remotetest.Runner(t, daemon, skip)
+	if o.Runner == nil {
+		o.Runner = remotetest.DockerRunner(t)
+	}
 	if o.APIKey == "" {
 		o.APIKey = testKey
 	}
@@ -59,12 +53,6 @@ func TestReplica_Conformance(t *testing.T) {
 	conformance.Run(t, func(t *testing.T) conformance.Target {
 		s := replica(t, e2btest.Options{})
 		return conformance.Target{Context: provider(t, s, Options{}),
-			Leftovers: func(*testing.T) []string {
-				var out []string
-				for _, sb := range s.Sandboxes() {
-					out = append(out, sb.ID+" "+sb.State)
-				}
-				return out
-			}}
+			Leftovers: func(*testing.T) []string { return s.Existing() }}
 	})
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"io/fs"
 	"path"
@@ -32,6 +31,9 @@ type Handle struct {
 	kept    string
 
 	startMu sync.Mutex // numbers background processes (their tags)
+
+	termMu sync.Mutex
+	terms  []*terminal // killed by Destroy
 }
 
 // stdinChunk is the size of one SendInput call.
@@ -45,8 +47,9 @@ type proc struct {
 }
 
 // begin starts cmd through envd and reads up to its start event. tag
-// names a background process for a later Connect.
-func (h *Handle) begin(ctx context.Context, cmd contexts.Cmd, tag string) (*proc, []string, error) {
+// names a background process for a later Connect; pty, when set, runs it
+// on a pseudo-terminal (its output then comes as pty data).
+func (h *Handle) begin(ctx context.Context, cmd contexts.Cmd, tag string, pty *wire.PTY) (*proc, []string, error) {
 	if err := h.Alive(); err != nil {
 		return nil, nil, err
 	}
@@ -69,7 +72,10 @@ func (h *Handle) begin(ctx context.Context, cmd contexts.Cmd, tag string) (*proc
 	}
 	cwd := h.Abs(cmd.Cwd)
 	stdin := cmd.Stdin != nil
-	req := &wire.StartRequest{Process: wire.ProcessConfig{Cmd: argv[0], Args: argv[1:], Envs: envs, Cwd: &cwd}, Stdin: &stdin}
+	req := &wire.StartRequest{Process: wire.ProcessConfig{Cmd: argv[0], Args: argv[1:], Envs: envs, Cwd: &cwd}, Stdin: &stdin, Pty: pty}
+	if pty != nil {
+		req.Stdin = nil // a terminal's input is the pty's, as the SDK sends it
+	}
 	if tag != "" {
 		req.Tag = &tag
 	}
@@ -140,6 +146,7 @@ func (p *proc) drain(stdout, stderr io.Writer) (int, error) {
 		switch {
 		case ev.Data != nil:
 			stdout.Write(ev.Data.Stdout)
+			stdout.Write(ev.Data.Pty)
 			stderr.Write(ev.Data.Stderr)
 		case ev.End != nil:
 			return exitOf(ev.End), nil
@@ -181,7 +188,7 @@ func (h *Handle) run(ctx context.Context, cmd contexts.Cmd, tag string) (context
 	// sent and the end event read.
 	streamCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancel()
-	p, _, err := h.begin(streamCtx, cmd, tag)
+	p, _, err := h.begin(streamCtx, cmd, tag, nil)
 	if err != nil {
 		return contexts.Result{ExitCode: contexts.ExitCannotRun, Stderr: []byte(err.Error() + "\n")}, err
 	}
@@ -226,7 +233,7 @@ func (h *Handle) Start(ctx context.Context, cmd contexts.Cmd) (contexts.Process,
 	h.startMu.Lock()
 	defer h.startMu.Unlock()
 	next := strconv.Itoa(len(h.Procs.All()) + 1)
-	p, argv, err := h.begin(context.WithoutCancel(ctx), cmd, h.tagOf(next))
+	p, argv, err := h.begin(context.WithoutCancel(ctx), cmd, h.tagOf(next), nil)
 	if err != nil {
 		return nil, err
 	}
@@ -278,11 +285,6 @@ func (h *Handle) AttachProcess(ctx context.Context, id string) (contexts.Process
 	return bp, nil
 }
 
-// OpenTerminal is not wired to envd's PTY yet.
-func (h *Handle) OpenTerminal(context.Context, contexts.TerminalConfig) (contexts.Terminal, error) {
-	return nil, contexts.Errorf(contexts.ErrUnsupported, "e2b: terminals are not supported yet")
-}
-
 // ReadFile reads through envd's /files.
 func (h *Handle) ReadFile(ctx context.Context, p string) ([]byte, error) {
 	if err := h.Alive(); err != nil {
@@ -301,14 +303,9 @@ func (h *Handle) WriteFile(ctx context.Context, p string, data []byte, perm fs.F
 	if err := h.envd.write(ctx, full, data); err != nil {
 		return err
 	}
-	if perm != 0 && perm.Perm() != 0o644 {
-		r, err := h.run(ctx, contexts.Cmd{Args: []string{"chmod", fmt.Sprintf("%o", perm.Perm()), "--", full}}, "")
-		if err == nil && r.ExitCode != 0 {
-			err = contexts.Errorf(contexts.ErrUnavailable, "e2b: chmod %q: %s", p, remote.Tail(r.Stderr))
-		}
-		return err
-	}
-	return nil
+	return remote.Chmod(ctx, Kind, p, full, perm, func(ctx context.Context, argv []string) (contexts.Result, error) {
+		return h.run(ctx, contexts.Cmd{Args: argv}, "")
+	})
 }
 
 // ListFiles lists dir through filesystem.Filesystem/ListDir.

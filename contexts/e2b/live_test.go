@@ -4,28 +4,18 @@ package e2b
 
 import (
 	"context"
-	"os"
 	"testing"
 	"time"
 
 	"github.com/zsandbox/zsandbox/contexts"
-	"github.com/zsandbox/zsandbox/contexts/conformance"
+	"github.com/zsandbox/zsandbox/contexts/internal/remotetest"
 )
 
 // TestLive_E2B runs the conformance suite against the real E2B service
 // (go test -tags live, with E2B_API_KEY and optionally E2B_DOMAIN and
 // E2B_TEMPLATE). It creates and kills real sandboxes. Never run in CI.
 func TestLive_E2B(t *testing.T) {
-	if os.Getenv("E2B_API_KEY") == "" {
-		t.Skip("TestLive_E2B: E2B_API_KEY is not set; NOTHING was run against the real E2B service")
-	}
-	conformance.Run(t, func(t *testing.T) conformance.Target {
-		c, err := New(Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return conformance.Target{Context: c}
-	})
+	remotetest.Live(t, "E2B_API_KEY", "E2B", func() (contexts.Context, error) { return New(Options{}) })
 	c, _ := New(Options{OnDestroy: "pause"})
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()

@@ -3,18 +3,17 @@
 package e2b
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
+	"io"
+	"regexp"
 	"slices"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
-
 	"github.com/zsandbox/zsandbox/contexts"
+	"github.com/zsandbox/zsandbox/contexts/conformance"
 	"github.com/zsandbox/zsandbox/contexts/e2b/e2btest"
 	"github.com/zsandbox/zsandbox/contexts/internal/remotetest"
 )
@@ -39,10 +38,22 @@ type outcomes struct {
 	Killed     struct {
 		ExitCode int `json:"exitCode"`
 	} `json:"killed"`
-	Missing string   `json:"missing"`
-	Listed  []string `json:"listed"`
-	Paused  string   `json:"paused"`
-	Resumed string   `json:"resumed"`
+	Pty struct {
+		Sizes    []string `json:"sizes"`
+		ExitCode int      `json:"exitCode"`
+	} `json:"pty"`
+	PtyKilled struct {
+		Killed   bool `json:"killed"`
+		ExitCode int  `json:"exitCode"`
+	} `json:"ptyKilled"`
+	Missing   string   `json:"missing"`
+	Listed    []string `json:"listed"`
+	Paused    string   `json:"paused"`
+	Resumed   string   `json:"resumed"`
+	Lifecycle struct {
+		OnTimeout  string `json:"onTimeout"`
+		AutoResume bool   `json:"autoResume"`
+	} `json:"lifecycle"`
 }
 
 func str(s string) *string { return &s }
@@ -60,25 +71,18 @@ func expected() outcomes {
 	o.Background = outcome{Stdout: "bg-start\nbg-end\n", Stderr: str("")}
 	o.Killed.ExitCode = contexts.SignalExit(syscall.SIGKILL)
 	o.Missing = "FileNotFoundError"
+	o.Pty.Sizes, o.Pty.ExitCode = []string{"30 100", "40 120"}, 3
+	o.PtyKilled.Killed, o.PtyKilled.ExitCode = true, contexts.SignalExit(syscall.SIGKILL)
 	o.Listed = []string{"self:running"}
 	o.Paused = "paused"
 	o.Resumed = "state"
+	o.Lifecycle.OnTimeout, o.Lifecycle.AutoResume = "pause", true
 	return o
 }
 
 func needOracle(t *testing.T) { remotetest.NeedOracle(t, "e2b") }
 
 const oracleDir = remotetest.OracleDir
-
-// sdk runs testdata/oracle/e2b.mjs with the official SDK against s.
-func sdk(t *testing.T, s *e2btest.Server) (outcomes, error) {
-	var o outcomes
-	out, err := remotetest.Node(t, "e2b.mjs", "E2B_API_URL="+s.URL, "E2B_SANDBOX_URL="+s.URL, "E2B_API_KEY="+testKey)
-	if err != nil {
-		return o, err
-	}
-	return o, json.Unmarshal(out, &o)
-}
 
 func result(r contexts.Result) outcome {
 	return outcome{ExitCode: r.ExitCode, Stdout: string(r.Stdout), Stderr: str(string(r.Stderr))}
@@ -128,6 +132,13 @@ func goSide(t *testing.T, s *e2btest.Server) outcomes {
 	if _, err := h.ReadFile(ctxT(t), e2btest.Home+"/nope"); errors.Is(err, contexts.ErrNotFound) {
 		o.Missing = "FileNotFoundError"
 	}
+	o.Pty.Sizes, o.Pty.ExitCode = goTerminal(t, h)
+	t2, err := h.OpenTerminal(ctxT(t), contexts.TerminalConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.PtyKilled.Killed = t2.Kill() == nil
+	o.PtyKilled.ExitCode, _ = t2.Wait(ctxT(t))
 	listed, err := c.List(ctxT(t), map[string]string{"suite": "oracle"})
 	if err != nil {
 		t.Fatal(err)
@@ -148,58 +159,52 @@ func goSide(t *testing.T, s *e2btest.Server) outcomes {
 	defer again.Destroy(ctxT(t))
 	b, _ = again.ReadFile(ctxT(t), e2btest.Home+"/kept")
 	o.Resumed = string(b)
+	ic := provider(t, s, Options{AutoPause: true, AutoResume: true, Timeout: time.Minute})
+	idle := spawnT(t, ic, contexts.SpawnConfig{})
+	defer idle.Destroy(ctxT(t))
+	info, err := ic.Info(ctxT(t), idle.sandbox)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.Lifecycle.OnTimeout, o.Lifecycle.AutoResume = info.OnTimeout, info.AutoResume
 	return o
+}
+
+// goTerminal is the SDK's pty scenario: the sizes stty printed before
+// and after a resize, and the exit code.
+func goTerminal(t *testing.T, h *Handle) ([]string, int) {
+	term, err := h.OpenTerminal(ctxT(t), contexts.TerminalConfig{Cols: 100, Rows: 30})
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.WriteString(term, "stty size; echo $((6*7))x\n")
+	text := conformance.ReadUntil(t, term, "42x")
+	if err := term.Resize(120, 40); err != nil {
+		t.Fatal(err)
+	}
+	io.WriteString(term, "stty size; echo $((5*11))y\n")
+	text += conformance.ReadUntil(t, term, "55y")
+	io.WriteString(term, "exit 3\n")
+	code, _ := term.Wait(ctxT(t))
+	return regexp.MustCompile(`(?m)^\d+ \d+(?:\r?$)`).FindAllString(strings.ReplaceAll(text, "\r", ""), -1), code
+}
+
+// oracle is the suite against replica s.
+func oracle(t *testing.T, s *e2btest.Server) remotetest.Oracle[outcomes] {
+	return remotetest.Oracle[outcomes]{Package: "e2b", Script: "e2b.mjs", Want: expected(),
+		Env:   []string{"E2B_API_URL=" + s.URL, "E2B_SANDBOX_URL=" + s.URL, "E2B_API_KEY=" + testKey},
+		Go:    func(t *testing.T) outcomes { return goSide(t, s) },
+		Calls: s.Calls, Left: s.Existing,
+		Covers: []string{"POST /v2/sandboxes", "POST /sandboxes", "POST /process.Process/Start", "POST /filesystem.Filesystem/ListDir",
+			"POST /process.Process/Update", "GET /files", "POST /files", "DELETE /sandboxes/"}}
 }
 
 // TestOracle_SDKAgrees: the official SDK and the Go provider, against
 // the same replica, see the same outcomes, and those are the expected ones.
-func TestOracle_SDKAgrees(t *testing.T) {
-	needOracle(t)
-	s := replica(t, e2btest.Options{})
-	start := time.Now()
-	got, err := sdk(t, s)
-	if err != nil {
-		calls := s.Calls()
-		t.Fatalf("%v\nlast calls: %q", err, calls[max(0, len(calls)-6):])
-	}
-	t.Logf("the SDK's scenarios took %v", time.Since(start).Round(time.Millisecond))
-	if d := cmp.Diff(expected(), got); d != "" {
-		t.Errorf("the SDK's outcomes differ from the expected (-want +sdk):\n%s", d)
-	}
-	if d := cmp.Diff(got, goSide(t, s)); d != "" {
-		t.Errorf("the Go provider differs from the SDK (-sdk +go):\n%s", d)
-	}
-	if left := s.Sandboxes(); len(left) != 0 {
-		t.Errorf("sandboxes left: %+v", left)
-	}
-	calls := strings.Join(s.Calls(), "\n")
-	for _, want := range []string{"POST /v2/sandboxes", "POST /sandboxes", "POST /process.Process/Start", "POST /filesystem.Filesystem/ListDir", "GET /files", "POST /files", "DELETE /sandboxes/"} {
-		if !strings.Contains(calls, want) {
-			t.Errorf("no %q among the calls: the scenarios did not cover it", want)
-		}
-	}
-}
+func TestOracle_SDKAgrees(t *testing.T) { oracle(t, replica(t, e2btest.Options{})).Agree(t) }
 
 // TestOracle_NegativeControl: one renamed field in envd's answers, and
 // the oracle must notice.
 func TestOracle_NegativeControl(t *testing.T) {
-	needOracle(t)
-	s := replica(t, e2btest.Options{Mutate: func(b []byte) []byte {
-		return bytes.ReplaceAll(b, []byte(`"exitCode":`), []byte(`"exit_code_renamed":`))
-	}})
-	got, err := sdk(t, s)
-	if err != nil && strings.Contains(err.Error(), "MODULE_NOT_FOUND") {
-		t.Fatalf("the SDK did not run: %v", err)
-	}
-	if err == nil && cmp.Diff(expected(), got) == "" {
-		t.Fatal("the oracle did not notice a renamed exitCode field")
-	}
-	t.Logf("noticed, as it must: %v", firstLine(err, cmp.Diff(expected(), got)))
-}
-
-func firstLine(err error, diff string) string {
-	if err != nil {
-		return strings.SplitN(err.Error(), "\n", 2)[0]
-	}
-	return strings.SplitN(strings.TrimSpace(diff), "\n", 2)[0]
+	oracle(t, replica(t, e2btest.Options{Mutate: remotetest.RenameExitCode})).NegativeControl(t)
 }

@@ -11,49 +11,82 @@ import (
 	"syscall"
 
 	"github.com/zsandbox/zsandbox/contexts"
+	"github.com/zsandbox/zsandbox/contexts/docker"
 )
 
+// spawned is what spawnFrom made; release lets go of the claim on its
+// container (once the handle is saved, or is destroyed).
+type spawned struct {
+	h       contexts.Handle
+	rec     record
+	f       *flags
+	rest    []string
+	release func()
+}
+
 // spawnFrom parses the spawn flags, makes the context and spawns a handle.
-func spawnFrom(ctx context.Context, name string, args []string, stderr io.Writer, command bool) (contexts.Handle, record, *flags, []string, error) {
+func spawnFrom(ctx context.Context, name string, args []string, stderr io.Writer, command bool) (spawned, error) {
+	sp, err := spawnFlags(ctx, name, args, stderr, command)
+	if err != nil && sp.release != nil {
+		sp.release()
+	}
+	return sp, err
+}
+
+func spawnFlags(ctx context.Context, name string, args []string, stderr io.Writer, command bool) (spawned, error) {
+	none := spawned{}
 	f := &flags{}
 	fs := newFlagSet(name, f, true, command)
 	pos, rest, err := parse(fs, args)
 	if err != nil {
-		return nil, record{}, nil, nil, err
+		return none, err
 	}
 	if len(pos) > 0 {
-		return nil, record{}, nil, nil, usagef("unexpected argument %q (the command goes after --)", pos[0])
+		return none, usagef("unexpected argument %q (the command goes after --)", pos[0])
 	}
 	fac, err := contexts.Lookup(f.context)
 	if err != nil {
-		return nil, record{}, nil, nil, err
+		return none, err
 	}
 	opts, err := f.options(fs, fac.Applies, stderr)
 	if err != nil {
-		return nil, record{}, nil, nil, err
+		return none, err
 	}
 	dir, err := openStateDir()
 	if err != nil {
-		return nil, record{}, nil, nil, err
+		return none, err
 	}
 	// zctx's own state is never visible to the commands it runs.
 	opts.Hide = append(opts.Hide, dir)
+	release := func() {}
+	if f.context == docker.Kind {
+		cl, err := newClaim(dir)
+		if err != nil {
+			return none, err
+		}
+		opts.Labels, release, none.release = cl.labels(), cl.release, cl.release
+	}
 	c, err := fac.New(opts)
 	if err != nil {
-		return nil, record{}, nil, nil, err
+		return none, err
+	}
+	if dc, ok := c.(*docker.Context); ok {
+		sweep(ctx, dc, dir, stderr)
 	}
 	h, err := c.Spawn(ctx, contexts.SpawnConfig{Cwd: f.cwd, Env: f.env, PassEnv: f.passEnv})
 	if err != nil {
-		return nil, record{}, nil, nil, err
+		return none, err
 	}
-	return h, record{Options: opts, State: h.State()}, f, rest, nil
+	return spawned{h: h, rec: record{Options: opts, State: h.State()}, f: f, rest: rest, release: release}, nil
 }
 
 func cmdRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) (int, error) {
-	h, _, f, rest, err := spawnFrom(ctx, "run", args, stderr, true)
+	sp, err := spawnFrom(ctx, "run", args, stderr, true)
 	if err != nil {
 		return 0, err
 	}
+	h, f, rest := sp.h, sp.f, sp.rest
+	defer sp.release() // after the destroy below
 	defer func() {
 		if err := destroy(context.WithoutCancel(ctx), h, stderr); err != nil {
 			fmt.Fprintf(stderr, "zctx: error: destroy: %v\n", err)
@@ -78,10 +111,12 @@ func destroy(ctx context.Context, h contexts.Handle, stderr io.Writer) error {
 }
 
 func cmdSpawn(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) (int, error) {
-	h, rec, _, rest, err := spawnFrom(ctx, "spawn", args, stderr, false)
+	sp, err := spawnFrom(ctx, "spawn", args, stderr, false)
 	if err != nil {
 		return 0, err
 	}
+	defer sp.release() // once the handle is saved, or destroyed
+	h, rec, rest := sp.h, sp.rec, sp.rest
 	if len(rest) > 0 {
 		h.Destroy(ctx)
 		return 0, usagef("spawn takes no command; use zctx exec HANDLE -- COMMAND")
@@ -257,6 +292,9 @@ func cmdDestroy(ctx context.Context, args []string, _ io.Reader, _, stderr io.Wr
 	c, err := contexts.New(rec.State.Kind, rec.Options)
 	if err != nil {
 		return 0, err
+	}
+	if dc, ok := c.(*docker.Context); ok {
+		defer sweep(ctx, dc, dir, stderr)
 	}
 	h, err := c.Attach(ctx, rec.State)
 	switch {

@@ -16,14 +16,7 @@ import (
 // status passed through, and a handle used by separate zctx invocations
 // until destroy.
 func TestDocker(t *testing.T) {
-	d, skip, err := dockertest.Start()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if d == nil {
-		t.Skip(skip)
-	}
-	defer d.Stop()
+	d := privateDocker(t)
 	setup(t)
 	base := []string{"--context", "docker", "--docker-host", d.Host, "--image", dockertest.Image}
 	code, out, errs := zctx(t, "", append(append([]string{"run"}, base...), "--cwd", "/workspace", "--env", "A=1", "--", "sh", "-c", `echo "$A"; pwd; exit 4`)...)

@@ -43,7 +43,11 @@ type flags struct {
 }
 
 // extraFlags belong to the remote contexts (issue 18); other contexts warn.
-var extraFlags = []string{"pregame", "sandbox", "sandbox-on-destroy"}
+var extraFlags = []string{"pregame", "sandbox", "sandbox-on-destroy", "repo", "repo-branch"}
+
+// storeGitToken is the one boolean remote flag: the clone's token is left
+// in the sandbox only when it is given.
+const storeGitToken = "store-git-token"
 
 // optionOf maps a flag to the option name a factory's Applies lists.
 var optionOf = map[string]string{
@@ -52,6 +56,7 @@ var optionOf = map[string]string{
 	"mount": contexts.OptMount, "publish": contexts.OptPort, "user": contexts.OptUser, "memory": contexts.OptLimits,
 	"cpus": contexts.OptLimits, "pids": contexts.OptLimits, "docker-host": contexts.OptHost,
 	"pregame": "pregame", "sandbox": "sandbox", "sandbox-on-destroy": "sandbox-on-destroy",
+	"repo": "repo", "repo-branch": "repo-branch", storeGitToken: storeGitToken,
 }
 
 func newFlagSet(name string, f *flags, spawn, command bool) *flag.FlagSet {
@@ -76,6 +81,15 @@ func newFlagSet(name string, f *flags, spawn, command bool) *flag.FlagSet {
 		for _, n := range extraFlags {
 			f.extra[n] = fs.String(n, "", "e2b, daytona")
 		}
+		stored := new(string)
+		f.extra[storeGitToken] = stored
+		fs.BoolFunc(storeGitToken, "e2b, daytona: leave --repo's token in the sandbox (~/.git-credentials) for git push; the agent can read it", func(v string) error {
+			if v != "true" && v != "false" {
+				return fmt.Errorf("want true or false")
+			}
+			*stored = v
+			return nil
+		})
 	}
 	if command || spawn {
 		fs.StringVar(&f.cwd, "cwd", "", "working directory")

@@ -33,8 +33,10 @@ spawn flags: --context process|docker|apple|local|e2b|daytona --cwd DIR --env KE
   --network allow|deny --writable PATH --hide PATH --isolation on|off --zsandbox PATH (process)
   --image IMG --mount HOST:CTR[:ro] --publish [IP:]HOSTPORT:PORT --user UID:GID --memory MIB --cpus N
   --pids N --docker-host ADDR (docker, apple, local)
-  --pregame FILE --sandbox ID --sandbox-on-destroy kill|pause|leave (e2b, daytona;
-  keys from E2B_API_KEY, DAYTONA_API_KEY; on daytona kill deletes and pause stops)`
+  --pregame FILE --sandbox ID --sandbox-on-destroy kill|pause|leave --repo URL --repo-branch B
+  --store-git-token (e2b, daytona; keys from E2B_API_KEY, DAYTONA_API_KEY; on daytona kill deletes
+  and pause stops; --repo's token from GH_TOKEN/GITHUB_TOKEN (github.com) or gh, left in the
+  sandbox only with --store-git-token)`
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)

@@ -15,12 +15,12 @@ import (
 	"github.com/zsandbox/zsandbox/contexts/docker"
 	"github.com/zsandbox/zsandbox/contexts/e2b/e2btest"
 	"github.com/zsandbox/zsandbox/contexts/internal/dockertest"
+	"github.com/zsandbox/zsandbox/contexts/internal/remotetest"
 )
 
-// zctx --context e2b against the replica: pause prints the id, --sandbox
-// resumes it, --pregame runs first, and the API key appears in no output,
-// handle JSON or state file.
-func TestE2BReplica(t *testing.T) {
+// privateDocker starts a private dockerd for the test (or skips).
+func privateDocker(t *testing.T) *dockertest.Daemon {
+	t.Helper()
 	d, skip, err := dockertest.Start()
 	if err != nil {
 		t.Fatal(err)
@@ -28,11 +28,24 @@ func TestE2BReplica(t *testing.T) {
 	if d == nil {
 		t.Skip(skip)
 	}
-	defer d.Stop()
+	t.Cleanup(d.Stop)
+	return d
+}
+
+func dockerRunner(t *testing.T, d *dockertest.Daemon) contexts.Context {
+	t.Helper()
 	runner, err := docker.New(contexts.Options{Host: d.Host, Image: dockertest.Image})
 	if err != nil {
 		t.Fatal(err)
 	}
+	return runner
+}
+
+// zctx --context e2b against the replica: pause prints the id, --sandbox
+// resumes it, --pregame runs first, and the API key appears in no output,
+// handle JSON or state file.
+func TestE2BReplica(t *testing.T) {
+	runner := remotetest.WithSetup(dockerRunner(t, privateDocker(t)), remotetest.FakeGit)
 	const key = "e2b_zctx_secret_00112233445566778899"
 	s := e2btest.NewServer(e2btest.Options{Runner: runner, APIKey: key})
 	defer s.Close()
@@ -80,23 +93,47 @@ func TestE2BReplica(t *testing.T) {
 	if len(state) == 0 {
 		t.Error("no state file to check")
 	}
+	t.Setenv("E2B_API_KEY", key)
+	repoFlag(t)
+}
+
+// repoFlag: --repo clones with GH_TOKEN's token, which is in no output,
+// handle JSON or state file, and left in the sandbox only with
+// --store-git-token; a failing clone's error does not quote it.
+func repoFlag(t *testing.T) {
+	const tok = "ghp_zctx_clone_token_0123456789abcdef"
+	t.Setenv("GH_TOKEN", tok)
+	repo := []string{"--context", "e2b", "--repo", "https://github.com/acme/app.git"}
+	for _, store := range []bool{false, true} {
+		args := append([]string{"spawn"}, repo...)
+		if store {
+			args = append(args, "--store-git-token")
+		}
+		code, out, errs := zctx(t, "", args...)
+		var h struct{ ID, Cwd string }
+		if code != 0 || json.Unmarshal([]byte(out), &h) != nil || !strings.HasSuffix(h.Cwd, "/app") {
+			t.Fatalf("spawn --repo: %d %q %q; want a handle working in the clone", code, out, errs)
+		}
+		_, creds, _ := zctx(t, "", "exec", h.ID, "--", "sh", "-c", "cat ~/.git-credentials 2>/dev/null; grep -c -F 'argv: [clone]' /git-calls")
+		if strings.Contains(creds, tok) != store || !strings.HasSuffix(creds, "1\n") {
+			t.Errorf("--store-git-token=%v: ~/.git-credentials and git's calls: %q", store, creds)
+		}
+		state, err := os.ReadFile(filepath.Join(os.Getenv("ZCTX_STATE_DIR"), h.ID+".json"))
+		zctx(t, "", "destroy", h.ID)
+		if err != nil || strings.Contains(string(state)+out+errs, tok) {
+			t.Errorf("the clone token was printed or stored (%v): %q %q %q", err, out, errs, state)
+		}
+	}
+	code, _, errs := zctx(t, "", append(append([]string{"run"}, repo...), "--env", "FAKE_GIT_FAIL=1", "--", "true")...)
+	if code != 127 || !strings.Contains(errs, "zctx: error:") || !strings.Contains(errs, "exited 128") || strings.Contains(errs, tok) {
+		t.Errorf("failing clone: %d %q; want 127 and an error without the token", code, errs)
+	}
 }
 
 // zctx --context daytona against its replica: pause (stop) prints the
 // id, --sandbox starts it again and leaves it, the key is never printed.
 func TestDaytonaReplica(t *testing.T) {
-	d, skip, err := dockertest.Start()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if d == nil {
-		t.Skip(skip)
-	}
-	defer d.Stop()
-	runner, err := docker.New(contexts.Options{Host: d.Host, Image: dockertest.Image})
-	if err != nil {
-		t.Fatal(err)
-	}
+	runner := dockerRunner(t, privateDocker(t))
 	const key = "dtn_zctx_secret_00112233445566778899"
 	s := daytonatest.NewServer(daytonatest.Options{Runner: runner, APIKey: key})
 	defer s.Close()

@@ -50,6 +50,9 @@ type Options struct {
 	// Mutate, when set, rewrites every JSON answer: the oracle's
 	// negative control.
 	Mutate func([]byte) []byte
+	// Clock is the idle rules' time (default time.Now): tests move it
+	// and call Tick.
+	Clock func() time.Time
 }
 
 // Server is a running replica.
@@ -71,6 +74,78 @@ type sandbox struct {
 	bootAt   time.Time
 	notReady int
 	sessions map[string]*session
+
+	// The idle rules (minutes): autoStop 0 never; autoArchive after
+	// that long stopped; autoDelete < 0 never, 0 at once when stopped.
+	autoStop, autoArchive, autoDelete int32
+	lastActive, stoppedAt             time.Time
+}
+
+// Idle rules' defaults, as Daytona documents them.
+const (
+	DefaultAutoStop    = 15
+	DefaultAutoArchive = 7 * 24 * 60
+	maxAutoArchive     = 30 * 24 * 60 // what 0 means
+)
+
+func (s *Server) now() time.Time {
+	if s.opts.Clock != nil {
+		return s.opts.Clock()
+	}
+	return time.Now()
+}
+
+// Tick applies the idle rules at Clock's time, as Daytona's own check
+// does on its schedule: a started sandbox idle (no toolbox call) for
+// autoStopInterval minutes stops (its processes end, its disk stays); a
+// stopped one is deleted after autoDeleteInterval, else archived after
+// autoArchiveInterval. The replica runs them only when Tick is called.
+func (s *Server) Tick() {
+	now := s.now()
+	for _, sb := range s.all() {
+		sb.mu.Lock()
+		state := sb.model.GetState()
+		idle, stopped := now.Sub(sb.lastActive), now.Sub(sb.stoppedAt)
+		stop, archive, del := sb.autoStop, sb.autoArchive, sb.autoDelete
+		sb.mu.Unlock()
+		if archive == 0 {
+			archive = maxAutoArchive
+		}
+		switch {
+		case state == apiclient.SANDBOXSTATE_STARTED && stop > 0 && idle >= minutes(stop):
+			s.halt(sb)
+		case state == apiclient.SANDBOXSTATE_STOPPED && del >= 0 && stopped >= minutes(del):
+			s.remove(context.Background(), sb)
+		case state == apiclient.SANDBOXSTATE_STOPPED && stopped >= minutes(archive):
+			sb.setState(apiclient.SANDBOXSTATE_ARCHIVED)
+		}
+	}
+}
+
+func minutes(n int32) time.Duration { return time.Duration(n) * time.Minute }
+
+// halt stops a sandbox: every process ends, the disk stays.
+func (s *Server) halt(sb *sandbox) {
+	sb.endSessions()
+	sb.mu.Lock()
+	sb.model.SetState(apiclient.SANDBOXSTATE_STOPPED)
+	sb.stoppedAt = s.now()
+	sb.mu.Unlock()
+}
+
+func (s *Server) remove(ctx context.Context, sb *sandbox) {
+	s.mu.Lock()
+	delete(s.sandboxes, sb.model.Id)
+	s.mu.Unlock()
+	sb.handle.Destroy(ctx)
+	sb.setState(apiclient.SANDBOXSTATE_DESTROYED)
+}
+
+// touch records activity (a toolbox call, a start).
+func (s *Server) touch(sb *sandbox) {
+	sb.mu.Lock()
+	sb.lastActive = s.now()
+	sb.mu.Unlock()
 }
 
 // NewServer starts a replica on 127.0.0.1.
@@ -79,6 +154,17 @@ func NewServer(opts Options) *Server {
 	s.http = httptest.NewServer(s.routes())
 	s.URL = s.http.URL
 	return s
+}
+
+// all returns the sandboxes that exist.
+func (s *Server) all() []*sandbox {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	list := make([]*sandbox, 0, len(s.sandboxes))
+	for _, sb := range s.sandboxes {
+		list = append(list, sb)
+	}
+	return list
 }
 
 // APIURL is what DAYTONA_API_URL must say.
@@ -107,14 +193,8 @@ type SandboxInfo struct {
 
 // Sandboxes lists the sandboxes that exist, in creation order.
 func (s *Server) Sandboxes() []SandboxInfo {
-	s.mu.Lock()
-	list := make([]*sandbox, 0, len(s.sandboxes))
-	for _, sb := range s.sandboxes {
-		list = append(list, sb)
-	}
-	s.mu.Unlock()
 	var out []SandboxInfo
-	for _, sb := range list {
+	for _, sb := range s.all() {
 		m := sb.snapshot()
 		out = append(out, SandboxInfo{ID: m.Id, Name: m.Name, State: string(m.GetState()), Snapshot: m.GetSnapshot(),
 			Target: m.Target, Env: m.Env, Labels: m.Labels, CPU: m.Cpu, Memory: m.Memory, Disk: m.Disk, NetworkBlockAll: m.NetworkBlockAll})
@@ -238,7 +318,10 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request) {
 	m.ToolboxProxyUrl = s.URL + "/toolbox"
 	m.SetState(apiclient.SANDBOXSTATE_CREATING)
 	m.SetDesiredState(apiclient.SANDBOXDESIREDSTATE_STARTED)
-	sb := &sandbox{model: *m, handle: h, bootAt: time.Now().Add(s.opts.BootDelay), notReady: s.opts.ToolboxNotReady, sessions: map[string]*session{}}
+	stop, archive, del := orDefaultPtr(req.AutoStopInterval, DefaultAutoStop), orDefaultPtr(req.AutoArchiveInterval, DefaultAutoArchive), orDefaultPtr(req.AutoDeleteInterval, -1)
+	m.AutoStopInterval, m.AutoArchiveInterval, m.AutoDeleteInterval = ptr(float32(stop)), ptr(float32(archive)), ptr(float32(del))
+	sb := &sandbox{model: *m, handle: h, bootAt: time.Now().Add(s.opts.BootDelay), notReady: s.opts.ToolboxNotReady, sessions: map[string]*session{},
+		autoStop: stop, autoArchive: archive, autoDelete: del, lastActive: s.now()}
 	s.mu.Lock()
 	s.sandboxes[id] = sb
 	s.mu.Unlock()
@@ -250,6 +333,15 @@ func firstOf(a, b string) string {
 		return a
 	}
 	return b
+}
+
+func ptr[T any](v T) *T { return &v }
+
+func orDefaultPtr(v *int32, d int32) int32 {
+	if v == nil {
+		return d
+	}
+	return *v
 }
 
 func orDefault(v, d int32) int32 {
@@ -333,6 +425,7 @@ func (s *Server) list(w http.ResponseWriter, r *http.Request) {
 		if match {
 			it := apiclient.NewSandboxListItem(m.Id, m.OrganizationId, m.Name, m.Target, m.User, m.Public, m.Cpu, m.Gpu, m.Memory, m.Disk, m.Labels, m.ToolboxProxyUrl)
 			it.State, it.Snapshot = m.State, m.Snapshot
+			it.AutoStopInterval, it.AutoArchiveInterval, it.AutoDeleteInterval = m.AutoStopInterval, m.AutoArchiveInterval, m.AutoDeleteInterval
 			out.Items = append(out.Items, *it)
 		}
 	}
@@ -347,6 +440,7 @@ func (s *Server) start(w http.ResponseWriter, r *http.Request) {
 	switch sb.state() {
 	case apiclient.SANDBOXSTATE_STOPPED, apiclient.SANDBOXSTATE_ARCHIVED, apiclient.SANDBOXSTATE_STARTED:
 		sb.setState(apiclient.SANDBOXSTATE_STARTED)
+		s.touch(sb)
 		s.writeJSON(w, http.StatusOK, sb.snapshot())
 	default:
 		apiError(w, http.StatusConflict, "Sandbox is not in a state that can be started")
@@ -360,8 +454,7 @@ func (s *Server) stop(w http.ResponseWriter, r *http.Request) {
 	if sb == nil {
 		return
 	}
-	sb.endSessions()
-	sb.setState(apiclient.SANDBOXSTATE_STOPPED)
+	s.halt(sb)
 	s.writeJSON(w, http.StatusOK, sb.snapshot())
 }
 
@@ -384,10 +477,15 @@ func (s *Server) delete(w http.ResponseWriter, r *http.Request) {
 	if sb == nil {
 		return
 	}
-	s.mu.Lock()
-	delete(s.sandboxes, sb.model.Id)
-	s.mu.Unlock()
-	sb.handle.Destroy(context.WithoutCancel(r.Context()))
-	sb.setState(apiclient.SANDBOXSTATE_DESTROYED)
+	s.remove(context.WithoutCancel(r.Context()), sb)
 	s.writeJSON(w, http.StatusOK, sb.snapshot())
+}
+
+// Existing lists "ID state" of every sandbox that exists: a leak check.
+func (s *Server) Existing() []string {
+	var out []string
+	for _, sb := range s.Sandboxes() {
+		out = append(out, sb.ID+" "+sb.State)
+	}
+	return out
 }

@@ -140,6 +140,7 @@ func (s *Server) toolboxRoutes(mux *http.ServeMux) {
 			plain502("toolbox is not ready")
 			return
 		}
+		s.touch(sb)
 		r2 := r.Clone(context.WithValue(r.Context(), toolboxKey{}, sb))
 		r2.URL.Path = strings.TrimPrefix(r.URL.Path, "/toolbox/"+r.PathValue("id"))
 		tb.ServeHTTP(w, r2)
@@ -461,4 +462,23 @@ func (s *Server) folder(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.WriteHeader(http.StatusCreated)
+}
+
+// CommandLines lists the command line of every session command the
+// toolbox was given, as Daytona's daemon keeps them (GET
+// /process/session/{id} shows them to anyone who can reach it).
+func (s *Server) CommandLines() []string {
+	var out []string
+	for _, sb := range s.all() {
+		sb.mu.Lock()
+		for _, ss := range sb.sessions {
+			ss.mu.Lock()
+			for _, c := range ss.cmds {
+				out = append(out, c.line)
+			}
+			ss.mu.Unlock()
+		}
+		sb.mu.Unlock()
+	}
+	return out
 }

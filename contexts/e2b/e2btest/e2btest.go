@@ -240,6 +240,7 @@ type sandbox struct {
 	s                   *Server
 	id, template, token string
 	secure, autoPause   bool
+	autoResume          bool
 	handle              contexts.Handle
 
 	mu       sync.Mutex
@@ -249,6 +250,7 @@ type sandbox struct {
 	started  time.Time
 	endAt    time.Time
 	ttl      *time.Timer
+	timeout  int // seconds, the last one set
 	bootAt   time.Time
 	procs    map[uint32]*rproc
 	nextPid  uint32
@@ -279,7 +281,7 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	sb := &sandbox{s: s, id: newID("i", 10), template: req.TemplateID, token: newID("", 16), secure: req.Secure,
-		autoPause: req.AutoPause, handle: h, state: "running", metadata: req.Metadata, env: req.EnvVars,
+		autoPause: req.AutoPause, autoResume: req.AutoResume != nil && req.AutoResume.Enabled, handle: h, state: "running", metadata: req.Metadata, env: req.EnvVars,
 		started: time.Now(), procs: map[uint32]*rproc{}, nextPid: 100, bootAt: time.Now().Add(s.opts.BootDelay)}
 	sb.setTTL(req.Timeout)
 	s.mu.Lock()
@@ -301,6 +303,7 @@ func (sb *sandbox) setTTL(seconds int) {
 	sb.mu.Lock()
 	defer sb.mu.Unlock()
 	d := time.Duration(seconds) * time.Second
+	sb.timeout = seconds
 	sb.endAt = time.Now().Add(d)
 	if sb.ttl != nil {
 		sb.ttl.Stop()
@@ -334,7 +337,8 @@ func (sb *sandbox) detail() wire.SandboxDetail {
 	defer sb.mu.Unlock()
 	return wire.SandboxDetail{SandboxID: sb.id, TemplateID: sb.template, ClientID: "replica",
 		StartedAt: sb.started.UTC().Format(time.RFC3339), EndAt: sb.endAt.UTC().Format(time.RFC3339),
-		State: sb.state, EnvdVersion: EnvdVersion, CPUCount: 2, MemoryMB: 512, DiskSizeMB: 1024, Metadata: sb.metadata}
+		State: sb.state, EnvdVersion: EnvdVersion, CPUCount: 2, MemoryMB: 512, DiskSizeMB: 1024, Metadata: sb.metadata,
+		Lifecycle: &wire.Lifecycle{OnTimeout: map[bool]string{false: "kill", true: "pause"}[sb.autoPause], AutoResume: sb.autoResume}}
 }
 
 func (s *Server) lookup(w http.ResponseWriter, r *http.Request) *sandbox {
@@ -455,6 +459,14 @@ func (s *Server) serveEnvd(envd http.Handler, w http.ResponseWriter, r *http.Req
 		return
 	}
 	sb.mu.Lock()
+	if sb.state == "paused" && sb.autoResume {
+		// Traffic resumes it (autoResume): it boots again.
+		sb.state, sb.bootAt = "running", time.Now().Add(s.opts.BootDelay)
+		timeout := sb.timeout
+		sb.mu.Unlock()
+		sb.setTTL(timeout)
+		sb.mu.Lock()
+	}
 	state, booting := sb.state, time.Now().Before(sb.bootAt)
 	sb.mu.Unlock()
 	switch {
@@ -488,6 +500,7 @@ func (s *Server) envdRoutes() http.Handler {
 	mux.Handle(wire.ProcSendInput, connect.NewUnaryHandlerSimple(wire.ProcSendInput, s.sendInput, codec))
 	mux.Handle(wire.ProcSendSignal, connect.NewUnaryHandlerSimple(wire.ProcSendSignal, s.sendSignal, codec))
 	mux.Handle(wire.ProcCloseStdin, connect.NewUnaryHandlerSimple(wire.ProcCloseStdin, s.closeStdin, codec))
+	mux.Handle(wire.ProcUpdate, connect.NewUnaryHandlerSimple(wire.ProcUpdate, s.update, codec))
 	mux.Handle(wire.FsListDir, connect.NewUnaryHandlerSimple(wire.FsListDir, s.listDir, codec))
 	mux.HandleFunc("GET /files", s.readFile)
 	mux.HandleFunc("POST /files", s.writeFile)
@@ -510,3 +523,12 @@ var errAbort = http.ErrAbortHandler
 
 // signals are the envd Signal enum values the replica delivers.
 var signals = map[string]syscall.Signal{wire.SignalTerm: syscall.SIGTERM, wire.SignalKill: syscall.SIGKILL}
+
+// Existing lists "ID state" of every sandbox that exists: a leak check.
+func (s *Server) Existing() []string {
+	var out []string
+	for _, sb := range s.Sandboxes() {
+		out = append(out, sb.ID+" "+sb.State)
+	}
+	return out
+}

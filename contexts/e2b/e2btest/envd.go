@@ -25,7 +25,8 @@ type rproc struct {
 	tag    *string
 	config wire.ProcessConfig
 	proc   contexts.Process
-	stdin  *io.PipeWriter // nil: started without stdin
+	term   contexts.Terminal // set instead of proc for a pty process
+	stdin  *io.PipeWriter    // nil: started without stdin
 
 	mu     sync.Mutex
 	cond   *sync.Cond
@@ -71,6 +72,22 @@ func (p *rproc) follow(ctx context.Context, from int, send func(*wire.EventRespo
 	}
 }
 
+// pumpPty turns a terminal's output and exit into events.
+func (p *rproc) pumpPty(sb *sandbox) {
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := p.term.Read(buf)
+		if n > 0 {
+			p.add(wire.ProcessEvent{Data: &wire.DataEvent{Pty: append([]byte(nil), buf[:n]...)}}, false)
+		}
+		if err != nil {
+			break
+		}
+	}
+	code, err := p.term.Wait(context.Background())
+	p.finish(sb, code, err)
+}
+
 // pump turns the process's output and exit into events.
 func (p *rproc) pump(sb *sandbox) {
 	var wg sync.WaitGroup
@@ -101,7 +118,11 @@ func (p *rproc) pump(sb *sandbox) {
 	}
 	wg.Wait()
 	res, err := p.proc.Wait(context.Background())
-	end := &wire.EndEvent{ExitCode: int32(res.ExitCode), Exited: true, Status: fmt.Sprintf("exit status %d", res.ExitCode)}
+	p.finish(sb, res.ExitCode, err)
+}
+
+func (p *rproc) finish(sb *sandbox, code int, err error) {
+	end := &wire.EndEvent{ExitCode: int32(code), Exited: true, Status: fmt.Sprintf("exit status %d", code)}
 	if err != nil {
 		msg := err.Error()
 		end.Error = &msg
@@ -137,23 +158,35 @@ func (s *Server) start(ctx context.Context, req *connect.Request[wire.StartReque
 	}
 	p := &rproc{tag: req.Msg.Tag, config: cfg}
 	p.cond = sync.NewCond(&p.mu)
-	if req.Msg.Stdin == nil || *req.Msg.Stdin { // omitted means true
-		var r *io.PipeReader
-		r, p.stdin = io.Pipe()
-		cmd.Stdin = r
+	pump := p.pump
+	if pty := req.Msg.Pty; pty != nil {
+		// A real pseudo-terminal: the runner's own (a TTY exec in the
+		// sandbox's container).
+		term, err := sb.handle.OpenTerminal(context.WithoutCancel(ctx), contexts.TerminalConfig{
+			Cols: uint16(pty.Size.Cols), Rows: uint16(pty.Size.Rows), Cwd: cmd.Cwd, Env: env, Args: cmd.Args})
+		if err != nil {
+			return connectErr(err)
+		}
+		p.term, pump = term, p.pumpPty
+	} else {
+		if req.Msg.Stdin == nil || *req.Msg.Stdin { // omitted means true
+			var r *io.PipeReader
+			r, p.stdin = io.Pipe()
+			cmd.Stdin = r
+		}
+		proc, err := sb.handle.Start(context.WithoutCancel(ctx), cmd)
+		if err != nil {
+			return connectErr(err)
+		}
+		p.proc = proc
 	}
-	proc, err := sb.handle.Start(context.WithoutCancel(ctx), cmd)
-	if err != nil {
-		return connectErr(err)
-	}
-	p.proc = proc
 	sb.mu.Lock()
 	sb.nextPid++
 	p.pid = sb.nextPid
 	sb.procs[p.pid] = p
 	sb.mu.Unlock()
 	p.add(wire.ProcessEvent{Start: &wire.StartEvent{Pid: p.pid}}, false)
-	go p.pump(sb)
+	go pump(sb)
 	s.mu.Lock()
 	cut := s.cutAfter
 	s.mu.Unlock()
@@ -205,6 +238,15 @@ func (s *Server) sendInput(ctx context.Context, req *wire.SendInputRequest) (*wi
 	if err != nil {
 		return nil, err
 	}
+	if req.Input.Pty != nil {
+		if p.term == nil {
+			return nil, connect.NewError(connect.CodeFailedPrecondition, errors.New("the process has no pty"))
+		}
+		if _, err := p.term.Write(req.Input.Pty); err != nil {
+			return nil, connect.NewError(connect.CodeFailedPrecondition, fmt.Errorf("pty: %v", err))
+		}
+		return &wire.Empty{}, nil
+	}
 	if p.stdin == nil {
 		return nil, connect.NewError(connect.CodeFailedPrecondition, errors.New("stdin is not enabled for this process"))
 	}
@@ -234,7 +276,33 @@ func (s *Server) sendSignal(ctx context.Context, req *wire.SendSignalRequest) (*
 	if !ok {
 		return nil, connect.NewError(connect.CodeInvalidArgument, fmt.Errorf("invalid signal %q", req.Signal))
 	}
+	if p.term != nil {
+		// The runner's terminal can only be killed: TERM is delivered as
+		// KILL (envd would send TERM).
+		if err := p.term.Kill(); err != nil {
+			return nil, connectErr(err)
+		}
+		return &wire.Empty{}, nil
+	}
 	if err := p.proc.Signal(ctx, sig); err != nil && !errors.Is(err, contexts.ErrNotFound) {
+		return nil, connectErr(err)
+	}
+	return &wire.Empty{}, nil
+}
+
+// update is process.Process/Update: a pty's new size.
+func (s *Server) update(ctx context.Context, req *wire.UpdateRequest) (*wire.Empty, error) {
+	p, err := sandboxOf(ctx).find(req.Process)
+	if err != nil {
+		return nil, err
+	}
+	if req.Pty == nil {
+		return &wire.Empty{}, nil
+	}
+	if p.term == nil {
+		return nil, connect.NewError(connect.CodeFailedPrecondition, errors.New("the process has no pty"))
+	}
+	if err := p.term.Resize(uint16(req.Pty.Size.Cols), uint16(req.Pty.Size.Rows)); err != nil {
 		return nil, connectErr(err)
 	}
 	return &wire.Empty{}, nil

@@ -6,8 +6,10 @@ package remote
 
 import (
 	"context"
+	"io/fs"
 	"os"
 	"path"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -83,4 +85,68 @@ func KillAll(ctx context.Context, t *procs.Table) {
 			p.Signal(ctx, syscall.SIGKILL)
 		}
 	}
+}
+
+// Setup is what a remote spawn does once the sandbox exists, in order:
+// wait until it answers, make (or find) the cwd, clone the repository,
+// run the pregame. Any failure removes the sandbox when this spawn
+// created it, and only then.
+type Setup struct {
+	Kind    string
+	Created bool
+	Ready   func(context.Context) error
+	Cwd     func(context.Context) error
+	Clone   *Clone
+	Pregame *Pregame
+	// Exec runs a command of the new handle (the clone's).
+	Exec       func(context.Context, contexts.Cmd) (contexts.Result, error)
+	RunPregame func(context.Context, *Pregame) error
+	// Remove deletes the created sandbox; Moved gets the clone's dir,
+	// the handle's cwd from then on.
+	Remove func(context.Context)
+	Moved  func(dir string)
+	// CurrentCwd is the cwd once Cwd has run.
+	CurrentCwd func() string
+}
+
+// Run runs the steps.
+func (s Setup) Run(ctx context.Context) error {
+	err := s.steps(ctx)
+	if err != nil && s.Created {
+		s.Remove(context.WithoutCancel(ctx))
+	}
+	return err
+}
+
+func (s Setup) steps(ctx context.Context) error {
+	if err := s.Ready(ctx); err != nil {
+		return err
+	}
+	if err := s.Cwd(ctx); err != nil {
+		return err
+	}
+	if s.Clone != nil {
+		dir, err := s.Clone.Run(ctx, s.Kind, s.CurrentCwd(), HostLookup, s.Exec)
+		if err != nil {
+			return err
+		}
+		s.Moved(dir)
+	}
+	if s.Pregame != nil {
+		return s.RunPregame(ctx, s.Pregame)
+	}
+	return nil
+}
+
+// Chmod gives an uploaded file perm: the services' uploads have no mode
+// and make 0644, so only another mode costs a command (run, argv).
+func Chmod(ctx context.Context, kind, shown, full string, perm fs.FileMode, run func(context.Context, []string) (contexts.Result, error)) error {
+	if perm == 0 || perm.Perm() == 0o644 {
+		return nil
+	}
+	r, err := run(ctx, []string{"chmod", strconv.FormatUint(uint64(perm.Perm()), 8), "--", full})
+	if err == nil && r.ExitCode != 0 {
+		err = contexts.Errorf(contexts.ErrUnavailable, "%s: chmod %q: %s", kind, shown, Tail(append(r.Stderr, r.Stdout...)))
+	}
+	return err
 }

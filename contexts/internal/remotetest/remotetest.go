@@ -91,3 +91,43 @@ func Node(t *testing.T, script string, env ...string) ([]byte, error) {
 	}
 	return stdout.Bytes(), nil
 }
+
+// WithSetup wraps a runner so that every sandbox it spawns first runs
+// shell (as root): a replica's image with a tool planted in it.
+func WithSetup(c contexts.Context, shell string) contexts.Context { return setupRunner{c, shell} }
+
+type setupRunner struct {
+	contexts.Context
+	shell string
+}
+
+func (s setupRunner) Spawn(ctx context.Context, cfg contexts.SpawnConfig) (contexts.Handle, error) {
+	h, err := s.Context.Spawn(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	if r, err := h.Exec(ctx, contexts.Cmd{Shell: s.shell}); err != nil || r.ExitCode != 0 {
+		h.Destroy(context.WithoutCancel(ctx))
+		return nil, fmt.Errorf("setup %q: %v %d %s", s.shell, err, r.ExitCode, r.Stderr)
+	}
+	return h, nil
+}
+
+// FakeGit plants a git that records, in /git-calls, its arguments, the
+// config key git would get from its environment and the sha256 of the
+// value (never the value), and makes clone's target a repository. With
+// FAKE_GIT_FAIL set, clone fails echoing the header, as GIT_CURL_VERBOSE
+// would print it.
+const FakeGit = `cat > /bin/git <<'G'
+#!/bin/sh
+{ printf 'argv:'; printf ' [%s]' "$@"; echo
+  echo "key:${GIT_CONFIG_KEY_0:-}"
+  echo "value-sha:$(printf %s "${GIT_CONFIG_VALUE_0:-}" | sha256sum | cut -d' ' -f1)"
+  echo "prompt:${GIT_TERMINAL_PROMPT:-}"; } >> /git-calls
+if [ "$1" = clone ]; then
+  if [ -n "$FAKE_GIT_FAIL" ]; then echo "fatal: > $GIT_CONFIG_VALUE_0" >&2; exit 128; fi
+  for last; do :; done
+  mkdir -p "$last/.git" && echo '[core]' > "$last/.git/config"
+fi
+G
+chmod 755 /bin/git`

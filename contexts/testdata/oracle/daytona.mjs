@@ -33,6 +33,10 @@ for await (const s of daytona.list({ labels: { suite: 'oracle' } })) out.listed.
 await sbx.stop()
 out.stopped = (await daytona.get(sbx.id)).state
 await sbx.delete()
+const idle = await daytona.create({ autoStopInterval: 15, autoArchiveInterval: 60, autoDeleteInterval: -1, labels: { suite: 'idle' } })
+out.idle = []
+for await (const s of daytona.list({ labels: { suite: 'idle' } })) out.idle.push([s.autoStopInterval, s.autoArchiveInterval, s.autoDeleteInterval])
+await idle.delete()
 // The SDK keeps retrying its socket.io event channel (the replica has
 // none; polling is its fallback): exit once the answer is written.
 process.stdout.write(JSON.stringify(out) + '\n', () => process.exit(0))

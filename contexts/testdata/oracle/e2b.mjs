@@ -38,10 +38,28 @@ out.killed = await long.wait().then((r) => ({ exitCode: r.exitCode }), (e) => ({
 out.missing = await sbx.files.read('/home/user/nope').then(() => 'found', (e) => e.constructor.name)
 out.listed = (await Sandbox.list({ query: { metadata: { suite: 'oracle' }, state: ['running', 'paused'] } }).nextItems())
   .map((s) => `${s.sandboxId === sbx.sandboxId ? 'self' : 'other'}:${s.state}`)
+const dec = new TextDecoder()
+const enc = new TextEncoder()
+let ptyText = ''
+let onPty = () => {}
+const until = (want) => new Promise((resolve) => { onPty = () => { if (ptyText.includes(want)) resolve() }; onPty() })
+const term = await sbx.pty.create({ cols: 100, rows: 30, onData: (d) => { ptyText += dec.decode(d); onPty() } })
+await sbx.pty.sendInput(term.pid, enc.encode('stty size; echo $((6*7))x\n'))
+await until('42x')
+await sbx.pty.resize(term.pid, { cols: 120, rows: 40 })
+await sbx.pty.sendInput(term.pid, enc.encode('stty size; echo $((5*11))y\n'))
+await until('55y')
+await sbx.pty.sendInput(term.pid, enc.encode('exit 3\n'))
+out.pty = { sizes: ptyText.match(/^\d+ \d+(?=\r?$)/gm), exitCode: await term.wait().then((r) => r.exitCode, (e) => e.exitCode) }
+const t2 = await sbx.pty.create({ cols: 80, rows: 24, onData: () => {} })
+out.ptyKilled = { killed: await sbx.pty.kill(t2.pid), exitCode: await t2.wait().then((r) => r.exitCode, (e) => e.exitCode) }
 await sbx.files.write('/home/user/kept', 'state')
 await sbx.pause()
 out.paused = (await sbx.getInfo()).state
 const again = await Sandbox.connect(sbx.sandboxId)
 out.resumed = await again.files.read('/home/user/kept')
 await sbx.kill()
+const idle = await Sandbox.create({ lifecycle: { onTimeout: 'pause', autoResume: true }, timeoutMs: 60000 })
+out.lifecycle = (await idle.getInfo()).lifecycle
+await idle.kill()
 console.log(JSON.stringify(out))

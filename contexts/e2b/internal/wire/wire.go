@@ -29,7 +29,22 @@ type NewSandbox struct {
 	Metadata   map[string]string `json:"metadata,omitempty"`
 	EnvVars    map[string]string `json:"envVars,omitempty"`
 	Secure     bool              `json:"secure,omitempty"`
-	AutoPause  bool              `json:"autoPause,omitempty"`
+	// AutoPause pauses the sandbox when its timeout runs out, instead of
+	// killing it (the SDK's lifecycle.onTimeout "pause").
+	AutoPause  bool        `json:"autoPause,omitempty"`
+	AutoResume *AutoResume `json:"autoResume,omitempty"`
+}
+
+// AutoResume lets traffic to a paused sandbox resume it
+// (SandboxAutoResumeConfig).
+type AutoResume struct {
+	Enabled bool `json:"enabled"`
+}
+
+// Lifecycle is what a sandbox does at its timeout (SandboxLifecycle).
+type Lifecycle struct {
+	AutoResume bool   `json:"autoResume"`
+	OnTimeout  string `json:"onTimeout"` // kill, pause
 }
 
 // Sandbox is the answer to create and connect.
@@ -56,6 +71,7 @@ type SandboxDetail struct {
 	MemoryMB    int               `json:"memoryMB"`
 	DiskSizeMB  int               `json:"diskSizeMB"`
 	Metadata    map[string]string `json:"metadata,omitempty"`
+	Lifecycle   *Lifecycle        `json:"lifecycle,omitempty"`
 }
 
 // Timeout is the body of connect and of POST /sandboxes/{id}/timeout.
@@ -81,8 +97,27 @@ type ProcessConfig struct {
 // ≥ 0.3.0), so the provider always says.
 type StartRequest struct {
 	Process ProcessConfig `json:"process"`
+	Pty     *PTY          `json:"pty,omitempty"`
 	Tag     *string       `json:"tag,omitempty"`
 	Stdin   *bool         `json:"stdin,omitempty"`
+}
+
+// PTY asks envd to run the process on a pseudo-terminal of Size: its
+// output then arrives as DataEvent.Pty, its input goes as ProcessInput.Pty.
+type PTY struct {
+	Size Size `json:"size"`
+}
+
+// Size is a terminal's size (PTY.Size).
+type Size struct {
+	Cols uint32 `json:"cols"`
+	Rows uint32 `json:"rows"`
+}
+
+// UpdateRequest is process.Process/Update: a new terminal size.
+type UpdateRequest struct {
+	Process ProcessSelector `json:"process"`
+	Pty     *PTY            `json:"pty,omitempty"`
 }
 
 // ProcessSelector names a process by pid or tag.
@@ -118,6 +153,7 @@ type StartEvent struct {
 type DataEvent struct {
 	Stdout []byte `json:"stdout,omitempty"`
 	Stderr []byte `json:"stderr,omitempty"`
+	Pty    []byte `json:"pty,omitempty"`
 }
 
 // EndEvent is how the process ended. envd reports a death by signal as
@@ -150,6 +186,7 @@ type SendInputRequest struct {
 
 type ProcessInput struct {
 	Stdin []byte `json:"stdin,omitempty"`
+	Pty   []byte `json:"pty,omitempty"`
 }
 
 // SendSignalRequest is process.Process/SendSignal; Signal is an enum name.
@@ -169,7 +206,7 @@ type CloseStdinRequest struct {
 	Process ProcessSelector `json:"process"`
 }
 
-// Empty is the answer of SendInput, SendSignal and CloseStdin.
+// Empty is the answer of SendInput, SendSignal, CloseStdin and Update.
 type Empty struct{}
 
 // ListDirRequest is filesystem.Filesystem/ListDir.
@@ -215,6 +252,7 @@ const (
 	ProcSendInput  = "/process.Process/SendInput"
 	ProcSendSignal = "/process.Process/SendSignal"
 	ProcCloseStdin = "/process.Process/CloseStdin"
+	ProcUpdate     = "/process.Process/Update"
 	FsListDir      = "/filesystem.Filesystem/ListDir"
 )
 

@@ -1,0 +1,95 @@
+//go:build linux
+
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/moby/moby/client"
+
+	"github.com/zsandbox/zsandbox/contexts/docker"
+	"github.com/zsandbox/zsandbox/contexts/internal/dockertest"
+)
+
+// A zctx killed with SIGKILL (no cleanup runs) while its container has no
+// saved handle leaves the container; the next zctx that talks to the
+// daemon removes it, and keeps the one of a zctx that still runs. Real
+// processes, a real SIGKILL, the private dockerd seen through its own API.
+func TestSIGKILLedZctxLeavesNoContainer(t *testing.T) {
+	d := privateDocker(t)
+	dir := filepath.Join(setup(t))
+	state := os.Getenv("ZCTX_STATE_DIR")
+	bin := filepath.Join(t.TempDir(), "zctx")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	base := []string{"--context", "docker", "--docker-host", d.Host, "--image", dockertest.Image}
+	start := func() *exec.Cmd {
+		cmd := exec.Command(bin, append(append([]string{"run"}, base...), "--", "sh", "-c", "echo up; exec sleep 1000")...)
+		cmd.Dir, cmd.Env = dir, os.Environ()
+		out, _ := cmd.StdoutPipe()
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+		if line, _ := bufio.NewReader(out).ReadString('\n'); line != "up\n" {
+			t.Fatalf("zctx run did not start its command: %q", line)
+		}
+		return cmd
+	}
+	a, b := start(), start()
+	cli, err := client.New(client.WithHost(d.Host))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cli.Close()
+	ours := func() []string {
+		res, err := cli.ContainerList(context.Background(), client.ContainerListOptions{All: true,
+			Filters: client.Filters{}.Add("label", labelState+"="+stateTag(state))})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ids []string
+		for _, c := range res.Items {
+			ids = append(ids, c.Labels[docker.LabelID])
+		}
+		slices.Sort(ids)
+		return ids
+	}
+	before := ours()
+	if len(before) != 2 {
+		t.Fatalf("containers of the two running zctx: %q", before)
+	}
+	a.Process.Kill() // SIGKILL: zctx's deferred destroy never runs
+	a.Wait()
+	if got := ours(); !slices.Equal(got, before) {
+		t.Fatalf("after the SIGKILL: %q, want both containers still there (the leak)", got)
+	}
+
+	code, out, errs := zctx(t, "", append([]string{"spawn"}, base...)...)
+	var h struct{ ID string }
+	if code != 0 || json.Unmarshal([]byte(out), &h) != nil {
+		t.Fatalf("spawn: %d %q %q", code, out, errs)
+	}
+	got := ours()
+	if len(got) != 2 || !slices.Contains(got, h.ID) || !strings.Contains(errs, "removed the container of handle") {
+		t.Errorf("the next zctx: containers %q (had %q), stderr %q; want the killed one's removed, the running one's and the new one kept", got, before, errs)
+	}
+	b.Process.Kill()
+	b.Wait()
+	zctx(t, "", "destroy", h.ID)
+	if got := ours(); len(got) != 0 {
+		t.Errorf("after destroy (the second zctx killed too): %q, want none", got)
+	}
+	if claims, _ := filepath.Glob(filepath.Join(state, ".claim-*")); len(claims) != 0 {
+		t.Errorf("claims left: %q", claims)
+	}
+}
