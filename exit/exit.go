@@ -57,6 +57,12 @@ func NotRun(msg string, hints ...string) error {
 	return Sandbox(msg+notRun, hints...)
 }
 
+// Interrupted is a signal that came while the sandbox was being built:
+// the shell's 128+signal, with the words that say nothing ran.
+func Interrupted(sig int, msg string) error {
+	return &Error{Code: 128 + sig, Msg: msg + notRun}
+}
+
 // NotRunErr is NotRun for err, with its hint when it has one. An *Error
 // already says what happened (a command not found after the sandbox was
 // built) and is returned as it is.

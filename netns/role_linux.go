@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/zsandbox/zsandbox/exit"
 )
 
 // Spawn is one bwrap start through the role.
@@ -146,8 +148,7 @@ func Role(args []string) {
 		os.Exit(127)
 	}
 	err = unix.Exec(args[1], args[2:], os.Environ())
-	fmt.Fprintf(os.Stderr, "zsandbox: error: starting %s: %v; the command did not run\n", args[1], err)
-	os.Exit(127)
+	exit.Exit(exit.NotRun(fmt.Sprintf("starting %s: %v", args[1], err)))
 }
 
 // testFail, set only in a test build (testfail.go), makes listen fail.

@@ -3,8 +3,8 @@ package sandbox
 import (
 	"errors"
 	"fmt"
-	"os"
 	"net"
+	"os"
 	"os/exec"
 	"strconv"
 

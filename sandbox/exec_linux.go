@@ -70,7 +70,7 @@ func Exec(pl plan.Plan, hints bool) error {
 	ph, err := bwrap.MakePlaceholders(p.Protected)
 	var intr *bwrap.InterruptedError
 	if errors.As(err, &intr) {
-		return &exit.Error{Code: 128 + int(intr.Signal), Msg: err.Error() + "; the command did not run"}
+		return exit.Interrupted(int(intr.Signal), err.Error())
 	}
 	if err != nil {
 		return exit.NotRun(err.Error())
