@@ -49,6 +49,9 @@ type Proxy struct {
 
 // New returns a proxy for rules.
 func New(rules Rules) *Proxy {
+	if rules.Own == nil {
+		rules.Own = hostOwns
+	}
 	return &Proxy{Rules: rules, conns: map[net.Conn]struct{}{}, seen: map[string]bool{}}
 }
 
@@ -222,6 +225,25 @@ func (p *Proxy) lookup(ctx context.Context, host string) ([]netip.Addr, error) {
 // sandbox; a test build may replace it (testresolve.go).
 var hostResolver Resolver = func(ctx context.Context, host string) ([]netip.Addr, error) {
 	return net.DefaultResolver.LookupNetIP(ctx, "ip", host)
+}
+
+// hostOwns reports whether a is an address of one of this host's
+// interfaces, listed at each decision (addresses come and go while a
+// command runs). When they cannot be listed every address counts as the
+// host's: the proxy fails closed.
+func hostOwns(a netip.Addr) bool {
+	addrs, err := net.InterfaceAddrs()
+	if err != nil {
+		return true
+	}
+	for _, ia := range addrs {
+		if n, ok := ia.(*net.IPNet); ok {
+			if b, ok := netip.AddrFromSlice(n.IP); ok && b.Unmap() == a.Unmap() {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // Hint is the hint line for the refused targets, or "" when none.
