@@ -110,3 +110,22 @@ func TestAllowlistOwnAddress(t *testing.T) {
 		})
 	})
 }
+
+// TestAllowlistMetadataAddress (attack: DNS rebinding to a cloud's
+// metadata service): an allowed name that resolves to one of them is
+// refused as such, Azure's WireServer (a public address, 168.63.129.16)
+// included; the 403 says why. No listener can stand at these addresses, so
+// the proxy's answer is what is checked.
+func TestAllowlistMetadataAddress(t *testing.T) {
+	each(t, func(t *testing.T, e *env) {
+		for _, addr := range []string{"169.254.169.254", "168.63.129.16"} {
+			cmd := e.command(e.proj, "exec", "--allow-domain", "meta.allow.test", "--", "curl", "-m", "10", "-sS", "http://meta.allow.test/")
+			cmd.Env = append(cmd.Env, "ZSANDBOX_TEST_RESOLVE=meta.allow.test="+addr)
+			r := e.collect(cmd)
+			want := "resolves to " + addr + ", a cloud metadata address"
+			if !strings.Contains(r.stdout, want) {
+				t.Errorf("%s: want the 403 %q\n%s", addr, want, r)
+			}
+		}
+	})
+}

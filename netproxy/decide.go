@@ -129,6 +129,7 @@ var metadata = []netip.Addr{
 	netip.MustParseAddr("169.254.169.254"), // AWS, GCP, Azure, ...
 	netip.MustParseAddr("fd00:ec2::254"),   // AWS over IPv6
 	netip.MustParseAddr("100.100.100.200"), // Alibaba Cloud
+	netip.MustParseAddr("168.63.129.16"),   // Azure's WireServer (the VM agent's goal state, extension settings), a public address
 }
 
 var (

@@ -94,6 +94,7 @@ func TestCheckAddr(t *testing.T) {
 		{"169.254.169.254", 80, "cloud metadata"},
 		{"fd00:ec2::254", 80, "cloud metadata"},
 		{"100.100.100.200", 80, "cloud metadata"},
+		{"168.63.129.16", 80, "cloud metadata"},
 		{"169.254.1.1", 80, "link-local"},
 		{"fe80::1", 80, "link-local"},
 		{"0.0.0.0", 80, "unspecified"},
