@@ -1,9 +1,11 @@
 package e2e
 
 import (
+	"fmt"
 	"io"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -14,12 +16,19 @@ import (
 
 // ownAddr stands for a public address of this host's: the tests put it on
 // the loopback of a network namespace of their own, where zsandbox runs.
-const ownAddr = "203.0.113.50"
+// routedAddr is in localRoute, a range a local route delivers to the host
+// though no interface lists it (AnyIP).
+const (
+	ownAddr    = "203.0.113.50"
+	routedAddr = "198.51.100.7"
+	localRoute = "198.51.100.0/24"
+)
 
 // inOwnAddrNamespace runs f on a thread of its own in a new network
-// namespace whose loopback also holds ownAddr (as lo:1), so what f listens
-// on and starts (zsandbox, its proxy) is there, as on a host with a public
-// address on an interface. The thread is never unlocked: it ends with f.
+// namespace whose loopback also holds ownAddr (as lo:1) and localRoute, so
+// what f listens on and starts (zsandbox, its proxy) is there, as on a host
+// with a public address on an interface. The thread is never unlocked: it
+// ends with f (and what it starts inherits its namespace).
 func inOwnAddrNamespace(t *testing.T, f func()) {
 	t.Helper()
 	if os.Geteuid() != 0 {
@@ -42,6 +51,10 @@ func inOwnAddrNamespace(t *testing.T, f func()) {
 		}
 		if err := ifaceAddr("lo:1", net.ParseIP(ownAddr).To4()); err != nil {
 			fail <- err
+			return
+		}
+		if b, err := exec.Command("ip", "route", "add", "local", localRoute, "dev", "lo").CombinedOutput(); err != nil {
+			fail <- fmt.Errorf("ip route add local %s: %v: %s", localRoute, err, b)
 			return
 		}
 		f()
@@ -77,10 +90,11 @@ func ifaceAddr(name string, a net.IP) error {
 
 // TestAllowlistOwnAddress (attack: DNS rebinding to the host's own public
 // address): an allowed name that resolves to one of the host's interface
-// addresses reaches the host's daemons that listen on every address (as
-// loopback would, and past a firewall that trusts lo). The proxy refuses
-// it unless the address is allowed too; with the address allowed the same
-// connection arrives, so the refusal is the rule's.
+// addresses, or to one a local route delivers here, reaches the host's
+// daemons that listen on every address (as loopback would, and past a
+// firewall that trusts lo). The proxy refuses it unless the address is
+// allowed too; with the address allowed the same connection arrives, so
+// the refusal is the rule's.
 func TestAllowlistOwnAddress(t *testing.T) {
 	each(t, func(t *testing.T, e *env) {
 		script := filepath.Join(e.outside, "echo.py")
@@ -90,22 +104,24 @@ func TestAllowlistOwnAddress(t *testing.T) {
 		inOwnAddrNamespace(t, func() {
 			daemon := serveStream(t, "tcp4", "0.0.0.0:0", func(c net.Conn) { io.Copy(c, c) })
 			_, port, _ := net.SplitHostPort(daemon.addr)
-			run := func(flags ...string) result {
+			run := func(addr string, flags ...string) result {
 				cmd := e.command(e.proj, append(append([]string{"exec"}, flags...), "--", "/usr/bin/python3", script, "own.allow.test:"+port)...)
-				cmd.Env = append(cmd.Env, "ZSANDBOX_TEST_RESOLVE=own.allow.test="+ownAddr)
+				cmd.Env = append(cmd.Env, "ZSANDBOX_TEST_RESOLVE=own.allow.test="+addr)
 				return e.collect(cmd)
 			}
-			r := run("--allow-domain", "own.allow.test")
-			mustFail(t, r, "a name resolving to the host's own address")
-			if !strings.Contains(r.stderr, " 403 ") || !strings.Contains(r.stderr, "blocked network access to own.allow.test:"+port) {
-				t.Errorf("want a 403 and the hint naming own.allow.test:%s\n%s", port, r)
-			}
-			daemon.quiet(t, "a name resolving to the host's own address")
+			for _, addr := range []string{ownAddr, routedAddr} {
+				r := run(addr, "--allow-domain", "own.allow.test")
+				mustFail(t, r, "a name resolving to the host's own address "+addr)
+				if !strings.Contains(r.stderr, " 403 ") || !strings.Contains(r.stderr, "blocked network access to own.allow.test:"+port) {
+					t.Errorf("%s: want a 403 and the hint naming own.allow.test:%s\n%s", addr, port, r)
+				}
+				daemon.quiet(t, "a name resolving to the host's own address "+addr)
 
-			r = run("--allow-domain", "own.allow.test", "--allow-domain", ownAddr)
-			mustSucceed(t, r, "the host's own address allowed explicitly")
-			if n := daemon.hits.Load(); n != 1 {
-				t.Errorf("with the address allowed the daemon got %d connections, want 1\n%s", n, r)
+				r = run(addr, "--allow-domain", "own.allow.test", "--allow-domain", addr)
+				mustSucceed(t, r, "the host's own address allowed explicitly")
+				if n := daemon.hits.Swap(0); n != 1 {
+					t.Errorf("with %s allowed the daemon got %d connections, want 1\n%s", addr, n, r)
+				}
 			}
 		})
 	})

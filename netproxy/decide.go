@@ -23,9 +23,10 @@ import (
 type Rules struct {
 	policy.Allowlist
 	// Own reports whether an address is one of this host's own (an
-	// interface's): a daemon listening on every address answers there as
-	// it does on loopback, and a host with a public address has it on an
-	// interface. nil: none (the proxy sets hostOwns).
+	// interface's, or one a local route delivers here): a daemon listening
+	// on every address answers there as it does on loopback, and a host
+	// with a public address has it on an interface. nil: none (the proxy
+	// sets hostOwns).
 	Own func(netip.Addr) bool
 }
 
