@@ -70,8 +70,12 @@ func (a *Allowlist) lines() []string {
 		return orNone(strings.Join(s, " "))
 	}
 	where := "inside the sandbox's own network namespace (only loopback; bwrap shares it)"
-	if !a.Namespace {
+	switch {
+	case a.Proxy == seatbeltProxy:
 		where = "on the host's loopback, an ephemeral port chosen at start; the Seatbelt profile allows outbound network to that port only"
+	case !a.Namespace:
+		// explain must not describe a proxy exec never starts.
+		where = "none: this backend cannot make a network namespace, so exec refuses the allowlist (exit 127)"
 	}
 	out := []string{
 		"  allow: " + join(a.Rules.Allow),
