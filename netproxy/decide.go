@@ -20,7 +20,15 @@ import (
 )
 
 // Rules decide connections for one allowlist.
-type Rules struct{ policy.Allowlist }
+type Rules struct {
+	policy.Allowlist
+	// Own reports whether an address is one of this host's own (an
+	// interface's, or one a local route delivers here): a daemon listening
+	// on every address answers there as it does on loopback, and a host
+	// with a public address has it on an interface. nil: none (the proxy
+	// sets hostOwns).
+	Own func(netip.Addr) bool
+}
 
 // Refusal is why a connection was refused, in words for the 403 body and
 // the hint.
@@ -86,14 +94,17 @@ func (r Rules) CheckHost(host string, port uint16) error {
 
 // CheckAddr decides one address a name resolved to (the DNS-rebinding
 // defence): a deny entry for it wins; an address outside the public
-// internet (loopback, private, link-local, metadata...) needs an allow
-// entry that names it.
+// internet (loopback, private, link-local, metadata...) or of this host's
+// own interfaces needs an allow entry that names it.
 func (r Rules) CheckAddr(host string, a netip.Addr, port uint16) error {
 	a = a.Unmap()
 	if r.deniedAddr(a, port) {
 		return &Refusal{Target: target(host, port), Why: fmt.Sprintf("resolves to %s, denied by --deny-domain", a)}
 	}
 	class := Special(a)
+	if class == "" && r.Own != nil && r.Own(a) {
+		class = "host interface"
+	}
 	if class == "" {
 		return nil
 	}
@@ -119,14 +130,19 @@ var metadata = []netip.Addr{
 	netip.MustParseAddr("169.254.169.254"), // AWS, GCP, Azure, ...
 	netip.MustParseAddr("fd00:ec2::254"),   // AWS over IPv6
 	netip.MustParseAddr("100.100.100.200"), // Alibaba Cloud
+	netip.MustParseAddr("168.63.129.16"),   // Azure's WireServer (the VM agent's goal state, extension settings), a public address
 }
 
 var (
-	cgnat   = netip.MustParsePrefix("100.64.0.0/10")
-	nat64   = netip.MustParsePrefix("64:ff9b::/96")
-	sixto4  = netip.MustParsePrefix("2002::/16")
-	teredo  = netip.MustParsePrefix("2001::/32")
-	reserve = netip.MustParsePrefix("240.0.0.0/4")
+	cgnat    = netip.MustParsePrefix("100.64.0.0/10")
+	nat64    = netip.MustParsePrefix("64:ff9b::/96")
+	nat64l   = netip.MustParsePrefix("64:ff9b:1::/48")  // local-use NAT64 (RFC 8215)
+	v4compat = netip.MustParsePrefix("::/96")           // IPv4-compatible (deprecated), :: and ::1 aside
+	siit     = netip.MustParsePrefix("::ffff:0:0:0/96") // IPv4-translated (RFC 2765)
+	bench    = netip.MustParsePrefix("198.18.0.0/15")   // benchmarking (RFC 2544), used inside networks
+	sixto4   = netip.MustParsePrefix("2002::/16")
+	teredo   = netip.MustParsePrefix("2001::/32")
+	reserve  = netip.MustParsePrefix("240.0.0.0/4")
 )
 
 // Special names the class of an address that is not on the public
@@ -151,9 +167,9 @@ func Special(a netip.Addr) string {
 		return "link-local"
 	case a.IsPrivate(), cgnat.Contains(a):
 		return "private"
-	case nat64.Contains(a), sixto4.Contains(a), teredo.Contains(a):
+	case nat64.Contains(a), nat64l.Contains(a), v4compat.Contains(a), siit.Contains(a), sixto4.Contains(a), teredo.Contains(a):
 		return "IPv4-embedding"
-	case reserve.Contains(a), a.Is4() && a.As4()[0] == 0:
+	case reserve.Contains(a), bench.Contains(a), a.Is4() && a.As4()[0] == 0:
 		return "reserved"
 	}
 	return ""

@@ -26,7 +26,7 @@ func rules(t testing.TB, allow, deny []string) Rules {
 		}
 		l.Deny = append(l.Deny, d)
 	}
-	return Rules{l}
+	return Rules{Allowlist: l}
 }
 
 func TestCheckHost(t *testing.T) {
@@ -71,7 +71,9 @@ func TestCheckHost(t *testing.T) {
 }
 
 func TestCheckAddr(t *testing.T) {
-	r := rules(t, []string{"svc.test", "127.0.0.1:8080"}, []string{"198.51.100.9"})
+	r := rules(t, []string{"svc.test", "127.0.0.1:8080", "203.0.113.51"}, []string{"198.51.100.9"})
+	own := map[netip.Addr]bool{netip.MustParseAddr("203.0.113.50"): true, netip.MustParseAddr("203.0.113.51"): true, netip.MustParseAddr("2001:db8::50"): true}
+	r.Own = func(a netip.Addr) bool { return own[a] }
 	for _, tt := range []struct {
 		addr string
 		port uint16
@@ -92,6 +94,7 @@ func TestCheckAddr(t *testing.T) {
 		{"169.254.169.254", 80, "cloud metadata"},
 		{"fd00:ec2::254", 80, "cloud metadata"},
 		{"100.100.100.200", 80, "cloud metadata"},
+		{"168.63.129.16", 80, "cloud metadata"},
 		{"169.254.1.1", 80, "link-local"},
 		{"fe80::1", 80, "link-local"},
 		{"0.0.0.0", 80, "unspecified"},
@@ -101,6 +104,14 @@ func TestCheckAddr(t *testing.T) {
 		{"ff02::1", 80, "multicast"},
 		{"64:ff9b::7f00:1", 80, "IPv4-embedding"},
 		{"2002:7f00:1::", 80, "IPv4-embedding"},
+		{"64:ff9b:1::7f00:1", 80, "IPv4-embedding"},
+		{"::7f00:1", 80, "IPv4-embedding"},
+		{"::ffff:0:7f00:1", 80, "IPv4-embedding"},
+		{"198.18.0.1", 80, "reserved"},
+		{"203.0.113.50", 80, "host interface"}, // this host's own public address
+		{"::ffff:203.0.113.50", 80, "host interface"},
+		{"2001:db8::50", 80, "host interface"},
+		{"203.0.113.51", 80, ""}, // named explicitly
 		{"0.1.2.3", 80, "reserved"},
 		{"240.0.0.1", 80, "reserved"},
 		{"198.51.100.9", 80, "denied"},

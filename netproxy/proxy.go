@@ -49,6 +49,9 @@ type Proxy struct {
 
 // New returns a proxy for rules.
 func New(rules Rules) *Proxy {
+	if rules.Own == nil {
+		rules.Own = hostOwns
+	}
 	return &Proxy{Rules: rules, conns: map[net.Conn]struct{}{}, seen: map[string]bool{}}
 }
 
@@ -222,6 +225,41 @@ func (p *Proxy) lookup(ctx context.Context, host string) ([]netip.Addr, error) {
 // sandbox; a test build may replace it (testresolve.go).
 var hostResolver Resolver = func(ctx context.Context, host string) ([]netip.Addr, error) {
 	return net.DefaultResolver.LookupNetIP(ctx, "ip", host)
+}
+
+// hostOwns reports whether a is this host's own address: one of its
+// interfaces' (listed at each decision: addresses come and go while a
+// command runs), or one a local route delivers here. When the interfaces
+// cannot be listed every address counts as the host's: the proxy fails
+// closed.
+func hostOwns(a netip.Addr) bool {
+	a = a.Unmap()
+	addrs, err := net.InterfaceAddrs()
+	if err != nil {
+		return true
+	}
+	for _, ia := range addrs {
+		if n, ok := ia.(*net.IPNet); ok {
+			if b, ok := netip.AddrFromSlice(n.IP); ok && b.Unmap() == a {
+				return true
+			}
+		}
+	}
+	return routedHere(a)
+}
+
+// routedHere reports whether the kernel delivers a to this host, though
+// no interface lists it (a local route, "ip route add local PREFIX dev
+// lo"): it then picks a itself as the source of a connection to it. A UDP
+// connect only looks the route up; it sends nothing. No route at all is
+// not here (the proxy's dial fails as well).
+func routedHere(a netip.Addr) bool {
+	c, err := net.DialUDP("udp", nil, net.UDPAddrFromAddrPort(netip.AddrPortFrom(a, 9)))
+	if err != nil {
+		return false
+	}
+	defer c.Close()
+	return c.LocalAddr().(*net.UDPAddr).AddrPort().Addr().Unmap() == a
 }
 
 // Hint is the hint line for the refused targets, or "" when none.

@@ -34,7 +34,7 @@ const seatbeltProxy = "127.0.0.1:PORT"
 
 // refusedByDefault are the rules of netproxy.Rules.CheckAddr in words.
 var refusedByDefault = []string{
-	"a name that resolves to a loopback, private (RFC 1918, ULA, CGNAT 100.64/10), link-local, unspecified, multicast, reserved or IPv4-embedding address, or to a cloud metadata address (169.254.169.254, fd00:ec2::254, 100.100.100.200), unless an allow entry names that address (DNS-rebinding defence; the proxy dials the address it checked)",
+	"a name that resolves to a loopback, private (RFC 1918, ULA, CGNAT 100.64/10), link-local, unspecified, multicast, reserved or IPv4-embedding address, to a cloud metadata address (169.254.169.254, fd00:ec2::254, 100.100.100.200, Azure's 168.63.129.16) or to one of this host's own addresses (an interface's, or one a local route delivers here: a daemon listening on every address answers there), unless an allow entry names that address (DNS-rebinding defence; the proxy dials the address it checked)",
 	"an absolute-URI request whose Host header names another host",
 	"everything but HTTP CONNECT, absolute http:// requests and SOCKS5 CONNECT; UDP and DNS have no route out at all (the proxy resolves names itself)",
 	"sockets of any family but unix, IPv4, IPv6 and netlink (AF_VSOCK to a hypervisor, AF_PACKET): the seccomp filter refuses them",
@@ -70,8 +70,12 @@ func (a *Allowlist) lines() []string {
 		return orNone(strings.Join(s, " "))
 	}
 	where := "inside the sandbox's own network namespace (only loopback; bwrap shares it)"
-	if !a.Namespace {
+	switch {
+	case a.Proxy == seatbeltProxy:
 		where = "on the host's loopback, an ephemeral port chosen at start; the Seatbelt profile allows outbound network to that port only"
+	case !a.Namespace:
+		// explain must not describe a proxy exec never starts.
+		where = "none: this backend cannot make a network namespace, so exec refuses the allowlist (exit 127)"
 	}
 	out := []string{
 		"  allow: " + join(a.Rules.Allow),

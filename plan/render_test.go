@@ -154,6 +154,12 @@ func TestRenderAllowlist(t *testing.T) {
 	if !errors.As(ll.Refused, &ee) || ee.Code != 127 || !strings.Contains(ll.Refused.Error(), "--backend landlock cannot make") {
 		t.Errorf("--backend landlock: refused %v, want 127 naming the backend", ll.Refused)
 	}
+	if got := strings.Join(ll.Allowlist.lines(), "\n"); !strings.Contains(got, "exec refuses the allowlist (exit 127)") || strings.Contains(got, "Seatbelt") {
+		t.Errorf("--backend landlock: explain describes a proxy exec never starts:\n%s", got)
+	}
+	if got := strings.Join(sb.Allowlist.lines(), "\n"); !strings.Contains(got, "the Seatbelt profile allows") {
+		t.Errorf("seatbelt: explain lost the proxy's port:\n%s", got)
+	}
 	p.Network, p.Allowlist = policy.NetworkDeny, nil
 	if pl := Render(p, argv, Options{Backend: Bwrap, FS: noFS}); pl.Allowlist != nil || pl.Seccomp.Sockets.Inet {
 		t.Errorf("--network deny planned an allowlist: %+v", pl.Allowlist)

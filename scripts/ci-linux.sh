@@ -13,7 +13,7 @@ fi
 # What the build and the tests need. As root, always install (a no-op when
 # present): a green run on a machine that happened to have them must not
 # hide a missing step on a fresh one.
-need=(bubblewrap libseccomp-dev gcc pkg-config git util-linux file passwd curl make tmux docker.io busybox-static)
+need=(bubblewrap libseccomp-dev gcc pkg-config git util-linux file passwd curl make tmux docker.io busybox-static iproute2)
 # Only when missing: the machine may carry its own builds of these.
 command -v python3 >/dev/null || need+=(python3)
 command -v node >/dev/null || need+=(nodejs)
