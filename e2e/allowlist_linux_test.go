@@ -378,15 +378,17 @@ func TestAllowlistTCPTunnel(t *testing.T) {
 // socketFamilies tries socket(2) for families no proxy client needs and
 // prints each one's errno (0 when it was made).
 const socketFamilies = `import socket
-for name, fam, typ in (("vsock", 40, 1), ("packet", 17, 3), ("alg", 38, 5), ("bluetooth", 31, 1), ("appletalk", 5, 2), ("tipc", 30, 5)):
+for name, fam, typ, proto in (("vsock", 40, 1, 0), ("packet", 17, 3, 0), ("alg", 38, 5, 0), ("bluetooth", 31, 1, 0), ("appletalk", 5, 2, 0), ("tipc", 30, 5, 0), ("uevent", 16, 2, 15), ("sockdiag", 16, 3, 4)):
     try:
-        socket.socket(fam, typ).close(); print(name, 0)
+        socket.socket(fam, typ, proto).close(); print(name, 0)
     except OSError as e:
         print(name, e.errno)`
 
 // TestAllowlistSocketFamilies: under the allowlist the seccomp filter
-// refuses (EPERM) every socket family but unix, IPv4, IPv6 and netlink:
-// AF_VSOCK would reach the hypervisor past any network namespace. Under
+// refuses (EPERM) every socket family but unix, IPv4, IPv6 and netlink,
+// and every netlink protocol but NETLINK_ROUTE: AF_VSOCK would reach the
+// hypervisor past any network namespace, and NETLINK_KOBJECT_UEVENT hears
+// the host's device events when root's namespace has no user namespace. Under
 // --network allow the same families get the kernel's own answers, so the
 // refusal is the filter's.
 func TestAllowlistSocketFamilies(t *testing.T) {
@@ -406,9 +408,12 @@ func TestAllowlistSocketFamilies(t *testing.T) {
 		if !strings.Contains(ctl.stdout, "alg 97") && !strings.Contains(ctl.stdout, "alg 0") {
 			t.Errorf("control (--network allow): AF_ALG should get the kernel's answer, not EPERM\n%s", ctl)
 		}
-		r = e.allowRun(`exec /usr/bin/python3 -c 'import socket; socket.socket(socket.AF_INET, socket.SOCK_STREAM).close(); socket.socket(socket.AF_INET6, socket.SOCK_DGRAM).close(); print("ip-ok")'`, "--allow-domain", "web.allow.test")
+		if !strings.Contains(ctl.stdout, "uevent 0") {
+			t.Errorf("control (--network allow): a uevent netlink socket should be made\n%s", ctl)
+		}
+		r = e.allowRun(`exec /usr/bin/python3 -c 'import socket; socket.socket(socket.AF_INET, socket.SOCK_STREAM).close(); socket.socket(socket.AF_INET6, socket.SOCK_DGRAM).close(); socket.socket(16, socket.SOCK_RAW, 0).close(); socket.getaddrinfo("localhost", 80); print("ip-ok")'`, "--allow-domain", "web.allow.test")
 		if !strings.Contains(r.stdout, "ip-ok") {
-			t.Errorf("IPv4/IPv6 sockets must stay usable under the allowlist\n%s", r)
+			t.Errorf("IPv4/IPv6 and NETLINK_ROUTE sockets must stay usable under the allowlist\n%s", r)
 		}
 	})
 }

@@ -37,7 +37,7 @@ var refusedByDefault = []string{
 	"a name that resolves to a loopback, private (RFC 1918, ULA, CGNAT 100.64/10), link-local, unspecified, multicast, reserved or IPv4-embedding address, to a cloud metadata address (169.254.169.254, fd00:ec2::254, 100.100.100.200, Azure's 168.63.129.16) or to one of this host's own addresses (an interface's, or one a local route delivers here: a daemon listening on every address answers there), unless an allow entry names that address (DNS-rebinding defence; the proxy dials the address it checked)",
 	"an absolute-URI request whose Host header names another host",
 	"everything but HTTP CONNECT, absolute http:// requests and SOCKS5 CONNECT; UDP and DNS have no route out at all (the proxy resolves names itself)",
-	"sockets of any family but unix, IPv4, IPv6 and netlink (AF_VSOCK to a hypervisor, AF_PACKET): the seccomp filter refuses them",
+	"sockets of any family but unix, IPv4, IPv6 and netlink, and netlink protocols but NETLINK_ROUTE (AF_VSOCK to a hypervisor, AF_PACKET, the host's device events): the seccomp filter refuses them",
 }
 
 // allowlist plans the allowlist of p for the backend; nil in the other

@@ -12,6 +12,7 @@ const (
 	afInet        = 2
 	afInet6       = 10
 	afNetlink     = 16
+	netlinkRoute  = 0  // NETLINK_ROUTE: the one netlink protocol the allowlist keeps
 	afMax         = 46 // AF_MAX: one past the newest family (AF_MCTP) in Linux 6.x
 	sockStream    = 1
 	sockDgram     = 2
@@ -40,10 +41,13 @@ type Sockets struct {
 	// goes through, read-only mount or not.
 	Unix bool
 	// Inet is the allowlist: only AF_UNIX (unless Unix), AF_INET,
-	// AF_INET6 and AF_NETLINK. The network namespace holds only loopback
-	// and the proxy's listener, but a namespace does not fence every
-	// family: AF_VSOCK reaches the hypervisor, and others (AF_PACKET,
-	// AF_BLUETOOTH, AF_CAN...) are attack surface no proxy client needs.
+	// AF_INET6 and AF_NETLINK with NETLINK_ROUTE (getaddrinfo's and
+	// getifaddrs' look at the interfaces). The network namespace holds only
+	// loopback and the proxy's listener, but a namespace does not fence
+	// every family: AF_VSOCK reaches the hypervisor, others (AF_PACKET,
+	// AF_BLUETOOTH, AF_CAN...) are attack surface no proxy client needs,
+	// and NETLINK_KOBJECT_UEVENT hears the host's device events in a
+	// namespace that root's caller made without a user namespace.
 	Inet bool
 }
 
@@ -172,13 +176,10 @@ func familyRules(p *specs.LinuxSeccomp, s Sockets, allows []specs.LinuxSyscall) 
 			if !s.allowed(f) || !familyMatches(r.Args, f) {
 				continue
 			}
-			args := []specs.LinuxSeccompArg{{Index: 0, Value: f, Op: specs.OpEqualTo}}
-			for _, a := range r.Args {
-				if a.Index != 0 {
-					args = append(args, a)
-				}
+			args, ok := familyArgs(r.Args, f, s)
+			if ok {
+				rules = append(rules, specs.LinuxSyscall{Names: r.Names, Action: r.Action, Args: args})
 			}
-			rules = append(rules, specs.LinuxSyscall{Names: r.Names, Action: r.Action, Args: args})
 		}
 	}
 	if !mayRun(p.DefaultAction) {
@@ -193,6 +194,30 @@ func familyRules(p *specs.LinuxSeccomp, s Sockets, allows []specs.LinuxSyscall) 
 	return append(rules, deny([]string{"socket"}, specs.LinuxSeccompArg{Index: 0, Value: afUnix, Op: specs.OpNotEqual}))
 }
 
+// familyArgs are a permissive socket rule's comparisons for family f alone:
+// the family named exactly, and under the allowlist AF_NETLINK cut down to
+// NETLINK_ROUTE (ok is false when the rule's own protocol comparisons
+// refuse that protocol).
+func familyArgs(ruleArgs []specs.LinuxSeccompArg, f uint64, s Sockets) (args []specs.LinuxSeccompArg, ok bool) {
+	args = []specs.LinuxSeccompArg{{Index: 0, Value: f, Op: specs.OpEqualTo}}
+	routeOnly := s.Inet && f == afNetlink
+	for _, a := range ruleArgs {
+		switch {
+		case a.Index == 0:
+		case a.Index == 2 && routeOnly:
+			if !compare(a, netlinkRoute) {
+				return nil, false
+			}
+		default:
+			args = append(args, a)
+		}
+	}
+	if routeOnly {
+		args = append(args, specs.LinuxSeccompArg{Index: 2, Value: netlinkRoute, Op: specs.OpEqualTo})
+	}
+	return args, true
+}
+
 // inetDenies refuse, over a profile that allows by default, every family
 // the allowlist does not need: each one below AF_MAX by the int the kernel
 // reads, and any value from AF_MAX up as a whole 64-bit value (a family a
@@ -204,6 +229,11 @@ func inetDenies(s Sockets) []specs.LinuxSyscall {
 			rules = append(rules, deny([]string{"socket"}, specs.LinuxSeccompArg{Index: 0, Value: intMask, ValueTwo: f, Op: specs.OpMaskedEqual}))
 		}
 	}
+	// A netlink protocol is compared as a whole 64-bit value: junk above
+	// the int is refused rather than read as NETLINK_ROUTE.
+	rules = append(rules, deny([]string{"socket"},
+		specs.LinuxSeccompArg{Index: 0, Value: intMask, ValueTwo: afNetlink, Op: specs.OpMaskedEqual},
+		specs.LinuxSeccompArg{Index: 2, Value: netlinkRoute, Op: specs.OpNotEqual}))
 	return append(rules, deny([]string{"socket"}, specs.LinuxSeccompArg{Index: 0, Value: afMax, Op: specs.OpGreaterEqual}))
 }
 

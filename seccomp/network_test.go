@@ -141,6 +141,10 @@ func TestWithSocketsOnDefault(t *testing.T) {
 		{"socket", []uint64{afInet, sockStream}, allowed},
 		{"socket", []uint64{afInet6, sockDgram | sockCloexec}, allowed},
 		{"socket", []uint64{afNetlink, sockRaw}, allowed},
+		{"socket", []uint64{afNetlink, sockRaw | sockCloexec, netlinkRoute}, allowed},
+		{"socket", []uint64{afNetlink, sockDgram, 15 /* NETLINK_KOBJECT_UEVENT */}, eperm},
+		{"socket", []uint64{afNetlink, sockRaw, 4 /* NETLINK_SOCK_DIAG */}, eperm},
+		{"socket", []uint64{afNetlink, sockRaw, high32 | netlinkRoute}, eperm}, // junk above the int
 		{"socket", []uint64{afUnix, sockStream}, eperm},
 		{"socket", []uint64{afVsock, sockStream}, eperm},
 		{"socket", []uint64{17 /* AF_PACKET */, sockRaw}, eperm},
