@@ -146,7 +146,7 @@ func TestRenderAllowlist(t *testing.T) {
 	}
 	sb := Render(p, argv, Options{Backend: Seatbelt, FS: noFS})
 	if sb.SeatbeltErr != nil || sb.Allowlist.Namespace || sb.Allowlist.Proxy != seatbeltProxy ||
-		!strings.Contains(sb.Seatbelt.Text, `(remote ip "localhost:ZSANDBOX_PROXY_PORT")`) {
+		!strings.Contains(sb.Seatbelt.Text, `(remote tcp "localhost:ZSANDBOX_PROXY_PORT")`) {
 		t.Errorf("seatbelt: %v %+v", sb.SeatbeltErr, sb.Allowlist)
 	}
 	ll := Render(p, argv, Options{Backend: Landlock, Landlock: landlock.ModeAuto, LandlockABI: 7, FS: noFS})

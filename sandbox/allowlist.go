@@ -16,7 +16,7 @@ import (
 // method a no-op) in the other network modes.
 type allowlistRun struct {
 	proxy *netproxy.Proxy
-	l     net.Listener
+	ls    []net.Listener
 }
 
 func newAllowlistRun(a *plan.Allowlist) *allowlistRun {
@@ -28,7 +28,7 @@ func newAllowlistRun(a *plan.Allowlist) *allowlistRun {
 
 // serve proxies what arrives on l until done.
 func (a *allowlistRun) serve(l net.Listener) {
-	a.l = l
+	a.ls = append(a.ls, l)
 	go a.proxy.Serve(l)
 }
 
@@ -46,8 +46,8 @@ func (a *allowlistRun) done(hints bool) {
 	if a == nil {
 		return
 	}
-	if a.l != nil {
-		a.l.Close()
+	for _, l := range a.ls {
+		l.Close()
 	}
 	a.proxy.Close()
 	if h := netproxy.Hint(printable(a.proxy.Refused())); hints && h != "" {

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"strconv"
+	"syscall"
 
 	"github.com/zsandbox/zsandbox/exit"
 	"github.com/zsandbox/zsandbox/plan"
@@ -21,17 +22,45 @@ func (a *allowlistRun) start(prof seatbelt.Profile, env []string) (seatbelt.Prof
 	if a == nil {
 		return prof, env, nil
 	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	ls, err := listenLoopback()
 	if err != nil {
-		return prof, nil, exit.NotRun("the allowlist's proxy cannot listen on 127.0.0.1: " + err.Error())
+		return prof, nil, exit.NotRun("the allowlist's proxy cannot listen on loopback: " + err.Error())
 	}
-	port := l.Addr().(*net.TCPAddr).Port
+	port := ls[0].Addr().(*net.TCPAddr).Port
 	if prof, err = prof.WithProxyPort(port); err != nil {
-		l.Close()
+		for _, l := range ls {
+			l.Close()
+		}
 		return prof, nil, exit.NotRun(err.Error())
 	}
-	a.serve(l)
+	for _, l := range ls {
+		a.serve(l)
+	}
 	return prof, a.env(env, net.JoinHostPort("127.0.0.1", strconv.Itoa(port))), nil
+}
+
+// listenLoopback listens on one TCP port of both 127.0.0.1 and ::1: the
+// profile's "localhost:PORT" names both addresses, so a host service that
+// held the port on the other one would be reachable from inside. Without
+// ::1 (IPv6 off) nothing can listen there, and 127.0.0.1 is enough.
+func listenLoopback() ([]net.Listener, error) {
+	var err error
+	for range 16 {
+		var l4, l6 net.Listener
+		if l4, err = net.Listen("tcp4", "127.0.0.1:0"); err != nil {
+			return nil, err
+		}
+		port := strconv.Itoa(l4.Addr().(*net.TCPAddr).Port)
+		l6, err = net.Listen("tcp6", net.JoinHostPort("::1", port))
+		switch {
+		case err == nil:
+			return []net.Listener{l4, l6}, nil
+		case errors.Is(err, syscall.EADDRNOTAVAIL) || errors.Is(err, syscall.EAFNOSUPPORT):
+			return []net.Listener{l4}, nil
+		}
+		l4.Close() // [::1]:port is taken: another port
+	}
+	return nil, err
 }
 
 // execute applies pl with sandbox-exec. Every failure before the command

@@ -40,7 +40,7 @@ func TestWithProxyPort(t *testing.T) {
 		t.Fatal(err)
 	}
 	got, err := prof.WithProxyPort(40123)
-	if err != nil || !strings.Contains(got.Text, `(remote ip "localhost:40123")`) || strings.Contains(got.Text, proxyToken) {
+	if err != nil || !strings.Contains(got.Text, `(remote tcp "localhost:40123")`) || strings.Contains(got.Text, proxyToken) {
 		t.Errorf("WithProxyPort(40123): %v\n%s", err, got.Text)
 	}
 	if _, err := checkProfile(got); err != nil {
@@ -240,6 +240,7 @@ func TestDecisions(t *testing.T) {
 		},
 		"allowlist": {
 			{"connect to the proxy's port", request{op: "network-outbound", remote: "localhost:" + proxyToken}, true},
+			{"UDP to the proxy's port (a host service there)", request{op: "network-outbound", remote: "localhost:" + proxyToken, udp: true}, false},
 			{"connect out elsewhere", request{op: "network-outbound"}, false},
 			{"another loopback port (a host daemon, another run's proxy)", request{op: "network-outbound", remote: "localhost:22"}, false},
 			{"any host on 443", request{op: "network-outbound", remote: "*:443"}, false},

@@ -171,8 +171,9 @@ const networkAllowlistRules = `; --- network: allowlist (--allow-domain) -------
 ; Out only to zsandbox's proxy, on the host's loopback at the port it chose
 ; at start (HTTP_PROXY and friends name it); the proxy, in zsandbox's own
 ; process, decides each connection by name. No other address or port, no
-; DNS (the proxy resolves names; mDNSResponder stays closed), no listening.
-(allow network-outbound (remote ip "localhost:ZSANDBOX_PROXY_PORT"))
+; DNS (the proxy resolves names; mDNSResponder stays closed), no listening,
+; no UDP. zsandbox holds the port on both 127.0.0.1 and ::1.
+(allow network-outbound (remote tcp "localhost:ZSANDBOX_PROXY_PORT"))
 (allow mach-lookup
   ; TLS certificate evaluation inside the tunnels: curl, git, crypto/x509.
   (global-name "com.apple.trustd")

@@ -233,12 +233,12 @@ func (sp *sbProfile) filter(f *node, ops []string) error {
 	return sp.filterArg(name, f.items[1])
 }
 
-// remoteArg checks (remote ip "localhost:PORT"): the allowlist's proxy,
-// on loopback only, at one port (or the token WithProxyPort fills in).
+// remoteArg checks (remote tcp "localhost:PORT"): the allowlist's proxy,
+// TCP on loopback only, at one port (or the token WithProxyPort fills in).
 func remoteArg(f *node) error {
-	if len(f.items) != 3 || !isSym(f.items[1], "ip") || f.items[2].kind != nString ||
+	if len(f.items) != 3 || !isSym(f.items[1], "tcp") || f.items[2].kind != nString ||
 		!regexp.MustCompile(`^localhost:([0-9]+|ZSANDBOX_PROXY_PORT)$`).MatchString(f.items[2].text) {
-		return fmt.Errorf("remote: only (remote ip \"localhost:PORT\"), got %s", show(f))
+		return fmt.Errorf("remote: only (remote tcp \"localhost:PORT\"), got %s", show(f))
 	}
 	return nil
 }
@@ -330,6 +330,7 @@ type request struct {
 	op     string   // e.g. file-write-create, network-outbound, mach-lookup
 	path   string   // file and socket operations
 	remote string   // network-outbound to an address: "localhost:PORT", "*:443"...
+	udp    bool     // remote is a UDP address (a TCP one otherwise)
 	name   string   // Mach service, sysctl or POSIX IPC name
 	target string   // signal, process-info: "self", "same-sandbox" or "other"
 	ext    []string // sandbox extensions the path carries
@@ -398,8 +399,10 @@ func matchFilter(f *node, req request, params map[string]string) bool {
 	case "require-not":
 		return !matchFilter(f.items[1], req, params)
 	}
-	if name == "remote" {
-		return req.remote != "" && req.remote == f.items[2].text
+	if name == "remote" { // (remote ip|tcp|udp "HOST:PORT")
+		proto := f.items[1].text
+		return req.remote != "" && req.remote == f.items[2].text &&
+			(proto == "ip" || proto == "udp" && req.udp || proto == "tcp" && !req.udp)
 	}
 	arg := argValue(f.items[1], params)
 	switch name {
