@@ -280,6 +280,27 @@ func TestAllowlistRebinding(t *testing.T) {
 	})
 }
 
+// TestAllowlistHostLoopback: an allow entry that names a loopback address
+// means the host's (a local registry mirror): NO_PROXY then leaves
+// loopback out, so a proxy-aware client reaches it through the proxy. The
+// same client without the entry is refused and the server sees nothing.
+func TestAllowlistHostLoopback(t *testing.T) {
+	each(t, func(t *testing.T, e *env) {
+		web := startWeb(t, nil, "")
+		url := "http://" + web.addr() + "/hello"
+		r := e.allowRun("curl -m 10 -sS "+url, "--allow-domain", "web.allow.test")
+		web.quiet(t, "a host loopback address without an allow entry naming it")
+		r = e.allowRun(`printf 'no_proxy=%s\n' "${no_proxy-unset}"; curl -m 10 -sSf `+url, "--allow-domain", web.addr())
+		mustSucceed(t, r, "curl to the allowed host loopback address")
+		if !strings.Contains(r.stdout, "no_proxy=unset") {
+			t.Errorf("an allowed loopback address must not be in NO_PROXY\n%s", r)
+		}
+		if n := web.hits.Load(); n != 1 {
+			t.Errorf("the host server saw %d requests, want 1", n)
+		}
+	})
+}
+
 // TestAllowlistHint: the hint line lists the refused hosts, each once.
 func TestAllowlistHint(t *testing.T) {
 	each(t, func(t *testing.T, e *env) {

@@ -141,7 +141,8 @@ func TestHint(t *testing.T) {
 }
 
 func TestEnv(t *testing.T) {
-	got := Env([]string{"PATH=/bin", "https_proxy=http://evil:1", "No_Proxy=*", "HTTP_PROXYX=keep"}, "127.0.0.1:3128")
+	caller := []string{"PATH=/bin", "https_proxy=http://evil:1", "No_Proxy=*", "HTTP_PROXYX=keep"}
+	got := Env(caller, "127.0.0.1:3128", true)
 	want := []string{"PATH=/bin", "HTTP_PROXYX=keep",
 		"HTTP_PROXY=http://127.0.0.1:3128", "http_proxy=http://127.0.0.1:3128",
 		"HTTPS_PROXY=http://127.0.0.1:3128", "https_proxy=http://127.0.0.1:3128",
@@ -149,5 +150,11 @@ func TestEnv(t *testing.T) {
 		"NO_PROXY=" + NoProxy, "no_proxy=" + NoProxy}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("Env =\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	// An allowed loopback address is the host's: no NO_PROXY, and the
+	// caller's is dropped all the same.
+	got = Env(caller, "127.0.0.1:3128", false)
+	if want := want[:len(want)-2]; strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("Env without loopbackDirect =\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }

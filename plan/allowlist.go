@@ -21,6 +21,10 @@ type Allowlist struct {
 	// namespace of zsandbox's making (only loopback and the proxy's
 	// listener), which bwrap shares (--share-net).
 	Namespace bool `json:"namespace"`
+	// LoopbackDirect: NO_PROXY sends loopback around the proxy, to the
+	// command's own servers; false when an allow entry names a loopback
+	// address, which is the host's and reached only through the proxy.
+	LoopbackDirect bool `json:"loopbackDirect"`
 	// Env are the proxy variables set for the command, replacing the
 	// caller's (the port filled in at start on Seatbelt).
 	Env []string `json:"env"`
@@ -53,8 +57,20 @@ func allowlist(p *policy.Policy, backend string) *Allowlist {
 	if backend == Seatbelt {
 		a.Proxy = seatbeltProxy
 	}
-	a.Env = netproxy.ProxyVars(a.Proxy)
+	a.LoopbackDirect = !namesLoopback(a.Rules.Allow)
+	a.Env = netproxy.ProxyVars(a.Proxy, a.LoopbackDirect)
 	return a
+}
+
+// namesLoopback reports whether an allow entry names loopback: an address
+// in 127/8 or ::1, or localhost.
+func namesLoopback(allow []policy.Domain) bool {
+	for _, d := range allow {
+		if d.Addr.IsLoopback() || d.Host == "localhost" && !d.Wildcard {
+			return true
+		}
+	}
+	return false
 }
 
 // allowlistLines are explain's text lines for the allowlist.

@@ -15,15 +15,16 @@ import (
 // allowlistRun is the proxy of one run under --allow-domain; nil (every
 // method a no-op) in the other network modes.
 type allowlistRun struct {
-	proxy *netproxy.Proxy
-	ls    []net.Listener
+	proxy          *netproxy.Proxy
+	ls             []net.Listener
+	loopbackDirect bool // NO_PROXY names loopback (plan.Allowlist.LoopbackDirect)
 }
 
 func newAllowlistRun(a *plan.Allowlist) *allowlistRun {
 	if a == nil {
 		return nil
 	}
-	return &allowlistRun{proxy: netproxy.New(netproxy.Rules{Allowlist: a.Rules})}
+	return &allowlistRun{proxy: netproxy.New(netproxy.Rules{Allowlist: a.Rules}), loopbackDirect: a.LoopbackDirect}
 }
 
 // serve proxies what arrives on l until done.
@@ -37,7 +38,7 @@ func (a *allowlistRun) env(env []string, addr string) []string {
 	if a == nil {
 		return env
 	}
-	return netproxy.Env(env, addr)
+	return netproxy.Env(env, addr, a.loopbackDirect)
 }
 
 // done stops the proxy and, with hints, prints the line naming what it
