@@ -110,6 +110,9 @@ func (ph *Placeholders) undo() {
 }
 
 func (ph *Placeholders) ensure(pr policy.Protected) error {
+	if pr.Anchor != "" {
+		return nil // cannot be created: pinned instead (policy.Protected.Anchor)
+	}
 	if pr.Exists {
 		if isPlaceholder(pr.Path) {
 			return ph.share(pr.Path)
