@@ -28,10 +28,7 @@ import (
 // read-only, and a guard process removes it when the sandbox is gone, even
 // if zsandbox itself is killed. Placeholders are marked by their mtime (the
 // epoch, policy.IsPlaceholder) so concurrent runs share them: each holds a
-// shared flock while it uses one, and only the last run out removes it
-// (a run's placeholder files are links to a few files, see master: the
-// lock is the file's, so a guard that finds one held waits, after the
-// run, until the other runs let go, and then removes its names). A
+// shared flock while it uses one, and only the last run out removes it. A
 // run must never mount over another run's placeholder without that lock:
 // when the placeholder is removed, the kernel drops every mount on it.
 
@@ -40,7 +37,6 @@ import (
 type Placeholders struct {
 	entries []string            // "f:PATH" placeholder file, "d:PATH" directory we made
 	locks   []*os.File          // shared flocks on the placeholder files
-	masters []*master           // this run's placeholder files, each linked to many names
 	dirs    map[string]*os.File // directories mkdirs opened, by path
 	guard   *exec.Cmd
 	notify  *os.File // guard's stdin; closing it starts the clean-up
@@ -64,7 +60,7 @@ func MakePlaceholders(prot []policy.Protected) (*Placeholders, error) {
 			return nil, fmt.Errorf("protected path %q: %w", pr.Path, err)
 		}
 	}
-	ph.closeScratch()
+	ph.closeDirs()
 	if len(ph.entries) == 0 {
 		return nil, interrupted(sigs)
 	}
@@ -101,7 +97,7 @@ func interrupted(sigs chan os.Signal) error {
 // placeholders alone. Only if no guard can start is anything left, and
 // then it is named.
 func (ph *Placeholders) undo() {
-	ph.closeScratch()
+	ph.closeDirs()
 	if len(ph.entries) == 0 {
 		return
 	}
@@ -130,12 +126,7 @@ func (ph *Placeholders) ensure(pr policy.Protected) error {
 	if err != nil {
 		return err
 	}
-	var f *os.File
-	if pr.IsDir {
-		f, err = createPlaceholder(dir, pr)
-	} else {
-		f, err = ph.linkPlaceholder(dir, pr)
-	}
+	f, err := createPlaceholder(dir, pr)
 	if errors.Is(err, os.ErrExist) {
 		return ph.share(pr.Path)
 	}
@@ -177,102 +168,6 @@ func createPlaceholder(dir *os.File, pr policy.Protected) (*os.File, error) {
 		return nil, err
 	}
 	return f, nil
-}
-
-// A master is a placeholder file of this run that has no name of its own
-// (O_TMPFILE): made whole once (content, mode, the epoch), then hard-linked
-// to every missing name that needs a file with that content on its file
-// system. A link is one directory entry; a new file is also an inode, and
-// allocating inodes is what placeholders cost most (hundreds of µs each on
-// a busy disk, against about 15 µs for a link). The link appears whole, so,
-// like the rename below, no other run can see a half-made placeholder.
-type master struct {
-	f       *os.File
-	content string
-	dev     uint64
-}
-
-// linkPlaceholder makes a file placeholder for pr in dir: a link to a
-// master (made in dir if none fits). Where the file system cannot make one
-// it falls back to createPlaceholder.
-func (ph *Placeholders) linkPlaceholder(dir *os.File, pr policy.Protected) (*os.File, error) {
-	var st unix.Stat_t
-	if err := unix.Fstat(int(dir.Fd()), &st); err != nil {
-		return nil, err
-	}
-	m := ph.master(pr.Content, st.Dev)
-	if m == nil {
-		var err error
-		if m, err = newMaster(dir, pr.Content, st.Dev); err != nil {
-			return createPlaceholder(dir, pr) // no O_TMPFILE here
-		}
-		ph.masters = append(ph.masters, m)
-	}
-	err := unix.Linkat(unix.AT_FDCWD, "/proc/self/fd/"+strconv.Itoa(int(m.f.Fd())), int(dir.Fd()), filepath.Base(pr.Path), unix.AT_SYMLINK_FOLLOW)
-	switch {
-	case err == unix.EEXIST:
-		return nil, os.ErrExist
-	case err == unix.EXDEV:
-		// Same device, another mount: a master of its own there.
-		if m, err = newMaster(dir, pr.Content, st.Dev); err != nil {
-			return createPlaceholder(dir, pr)
-		}
-		ph.masters = append(ph.masters, m)
-		return ph.linkPlaceholder(dir, pr)
-	case err != nil:
-		return nil, err
-	}
-	// The lock is the master's (a duplicate shares it): one inode, many
-	// names; the guard groups them back by inode.
-	fd, err := unix.FcntlInt(m.f.Fd(), unix.F_DUPFD_CLOEXEC, 0)
-	if err != nil {
-		return nil, err
-	}
-	return os.NewFile(uintptr(fd), pr.Path), nil
-}
-
-func (ph *Placeholders) master(content string, dev uint64) *master {
-	for i := len(ph.masters) - 1; i >= 0; i-- {
-		if m := ph.masters[i]; m.content == content && m.dev == dev {
-			return m
-		}
-	}
-	return nil
-}
-
-// newMaster makes an unnamed placeholder file in dir, complete.
-func newMaster(dir *os.File, content string, dev uint64) (*master, error) {
-	fd, err := unix.Openat(int(dir.Fd()), ".", unix.O_TMPFILE|unix.O_RDWR|unix.O_CLOEXEC, 0o444)
-	if err != nil {
-		return nil, err
-	}
-	if content != "" {
-		_, err = unix.Write(fd, []byte(content))
-	}
-	if err == nil {
-		err = markMode(fd, false)
-	}
-	if err == nil {
-		epoch := unix.NsecToTimespec(policy.PlaceholderTime.UnixNano())
-		err = unix.UtimesNanoAt(unix.AT_FDCWD, "/proc/self/fd/"+strconv.Itoa(fd), []unix.Timespec{epoch, epoch}, 0)
-	}
-	if err != nil {
-		unix.Close(fd)
-		return nil, err
-	}
-	return &master{f: os.NewFile(uintptr(fd), "placeholder"), content: content, dev: dev}, nil
-}
-
-// closeScratch closes the masters once every name is linked (the names
-// and the locks keep the files) and the directories mkdirs kept open.
-func (ph *Placeholders) closeScratch() {
-	for _, m := range ph.masters {
-		m.f.Close()
-	}
-	for _, d := range ph.dirs {
-		d.Close()
-	}
-	ph.masters, ph.dirs = nil, nil
 }
 
 // makeTemp creates the placeholder under the name tmp in the directory d
@@ -336,7 +231,7 @@ func markMode(fd int, dir bool) error {
 // caller's rights, create anything outside the root.
 // The directories are kept open for the next placeholder (most share
 // their parents: a home's dozens of rc files); the descriptor returned is
-// borrowed, closed by closeScratch. One opened earlier is the directory
+// borrowed, closed by closeDirs. One opened earlier is the directory
 // that was at its path then: if a command has moved it since, the lock's
 // check (lstat of the path against the placeholder made) fails the run.
 func (ph *Placeholders) mkdirs(root, dir string) (*os.File, error) {
@@ -377,6 +272,14 @@ func (ph *Placeholders) keepDir(path string, d *os.File) {
 		ph.dirs = map[string]*os.File{}
 	}
 	ph.dirs[path] = d
+}
+
+// closeDirs closes the directories mkdirs kept open.
+func (ph *Placeholders) closeDirs() {
+	for _, d := range ph.dirs {
+		d.Close()
+	}
+	ph.dirs = nil
 }
 
 // openBeneath opens the directory name in d, following no symlink.
@@ -494,16 +397,11 @@ func Guard(entries []string) {
 	for _, pid := range pids {
 		waitGone(pid)
 	}
-	var later []*linked // placeholders other runs still hold
-	for _, g := range heldFiles(entries) {
-		if !g.removeIfLast(unix.LOCK_EX | unix.LOCK_NB) {
-			later = append(later, g)
-		}
-	}
 	var shared []string // directories we made that other runs' placeholders fill
 	for i := len(entries) - 1; i >= 0; i-- {
 		kind, path, _ := strings.Cut(entries[i], ":")
 		if kind == "f" {
+			removeIfLast(path, 3+countFiles(entries[:i]))
 			continue
 		}
 		// Only if empty: anything the command wrote there stays.
@@ -516,7 +414,7 @@ func Guard(entries []string) {
 		}
 	}
 	os.Stdout.Close() // zsandbox stops waiting here
-	if len(later)+len(shared) == 0 {
+	if len(shared) == 0 {
 		os.Exit(0)
 	}
 	// What is left waits for other runs, which may take as long as they
@@ -525,9 +423,6 @@ func Guard(entries []string) {
 	// that ends the other run only after this one returns, never).
 	if null, err := unix.Open(os.DevNull, unix.O_RDWR, 0); err == nil {
 		unix.Dup3(null, 2, 0)
-	}
-	for _, g := range later {
-		g.removeIfLast(unix.LOCK_EX) // once the other runs let go
 	}
 	for _, dir := range shared {
 		drainShared(dir)
@@ -593,83 +488,35 @@ func isTempName(name string) bool {
 	return ok && err == nil
 }
 
-// linked is one placeholder file this run used, with every name it used
-// it under (a master links one file to many names).
-type linked struct {
-	dev, ino uint64
-	paths    []string
-}
-
-// heldFiles groups the run's placeholder files (entries "f:PATH", their
-// locks inherited from fd 3 on, in order) by file, and drops the locks:
-// all of them first, since a lock still held through one name of a file
-// would keep the exclusive lock for another name from being taken.
-func heldFiles(entries []string) []*linked {
-	var out []*linked
-	byFile := map[[2]uint64]*linked{}
-	fd := 3
+func countFiles(entries []string) int {
+	n := 0
 	for _, e := range entries {
-		path, ok := strings.CutPrefix(e, "f:")
-		if !ok {
-			continue
+		if strings.HasPrefix(e, "f:") {
+			n++
 		}
-		var st unix.Stat_t
-		if unix.Fstat(fd, &st) == nil {
-			k := [2]uint64{st.Dev, st.Ino}
-			if byFile[k] == nil {
-				byFile[k] = &linked{dev: st.Dev, ino: st.Ino}
-				out = append(out, byFile[k])
-			}
-			byFile[k].paths = append(byFile[k].paths, path)
-		}
-		unix.Close(fd)
-		fd++
 	}
-	return out
+	return n
 }
 
-// removeIfLast takes the file's lock exclusively (how says whether to wait
-// for it) and removes each of this run's names that still is that file, a
-// placeholder. It reports false if another run holds it (and how did not
-// wait): the names stay, for later.
-func (g *linked) removeIfLast(how int) bool {
-	var f *os.File
-	for _, p := range g.paths {
-		if f = g.open(p); f != nil {
-			break
-		}
-	}
-	if f == nil {
-		return true // every name gone already
-	}
-	defer f.Close()
-	if unix.Flock(int(f.Fd()), how) != nil {
-		return false
-	}
-	for _, p := range g.paths {
-		var now unix.Stat_t
-		if unix.Lstat(p, &now) != nil || now.Dev != g.dev || now.Ino != g.ino || !isPlaceholder(p) {
-			continue // another run's, or no longer the file this run locked
-		}
-		if err := unlinkSame(p, now); err != nil && err != unix.ENOENT {
-			warnLeft(p, err)
-		}
-	}
-	return true
-}
-
-// open opens path if it still is the group's file.
-func (g *linked) open(path string) *os.File {
+// removeIfLast drops this run's shared lock (inherited as fd) and removes
+// the placeholder if no other run holds one.
+func removeIfLast(path string, fd int) {
+	var ours unix.Stat_t
+	known := unix.Fstat(fd, &ours) == nil
+	unix.Close(fd)
 	f, err := openExact(path, unix.O_RDONLY)
 	if err != nil {
-		return nil
+		return
 	}
-	var st unix.Stat_t
-	if unix.Fstat(int(f.Fd()), &st) != nil || st.Dev != g.dev || st.Ino != g.ino {
-		f.Close()
-		return nil
+	defer f.Close()
+	var now unix.Stat_t
+	if unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB) != nil || !isPlaceholder(path) ||
+		unix.Fstat(int(f.Fd()), &now) != nil || !known || now.Dev != ours.Dev || now.Ino != ours.Ino {
+		return // another run's, or no longer the file this run locked
 	}
-	return f
+	if err := unlinkSame(path, now); err != nil && err != unix.ENOENT {
+		warnLeft(path, err)
+	}
 }
 
 // unlinkSame unlinks path only if, seen from its parent's descriptor, it

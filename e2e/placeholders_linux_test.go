@@ -10,14 +10,14 @@ import (
 	"time"
 )
 
-// TestPartlySharedPlaceholdersRemoved: a run's missing protected files are
-// links to one file, and the lock is that file's. Run 1 (cwd = home) makes
-// the home's rc files and the project config entries; run 2 (cwd = the
-// same directory, another HOME) shares only the project config names.
-// Run 1 ends first, while run 2 still holds them: none of run 1's names
-// may be removed under run 2 (it could then create them), and once run 2
-// ends too, every name of both runs is gone from the host, the ones only
-// run 1 used included.
+// TestPartlySharedPlaceholdersRemoved: run 1 (cwd = home) makes
+// placeholders for the home's rc files and the project config entries;
+// run 2 (cwd = the same directory, another HOME) shares only the project
+// config ones, and may write ~/.bashrc, which is not its home's. Run 1
+// ends first: the names run 2 holds must stay (it could then create
+// them), writing run 1's .bashrc placeholder must not change run 2's
+// .envrc (placeholders that were links to one file did), and once run 2
+// ends, nothing of either run is left on the host.
 func TestPartlySharedPlaceholdersRemoved(t *testing.T) {
 	each(t, func(t *testing.T, e *env) {
 		os.RemoveAll(filepath.Join(e.home, ".config", "zsandbox"))
@@ -33,8 +33,10 @@ func TestPartlySharedPlaceholdersRemoved(t *testing.T) {
 			t.Fatalf("run 1 holds no placeholder for .bashrc: %v", err)
 		}
 		firstDone := filepath.Join(e.outside, "first-done")
+		// Run 2 may write ~/.bashrc (not its home), run 1's placeholder:
+		// that must not reach .envrc, which run 2 protects too.
 		second := e.command(e.home, "exec", "--", "sh", "-c",
-			"echo ready; while [ ! -e "+firstDone+" ]; do sleep 0.05; done; echo planted > .envrc")
+			"chmod u+w .bashrc; echo planted > .bashrc; echo ready; while [ ! -e "+firstDone+" ]; do sleep 0.05; done; echo planted > .envrc")
 		second.Env = withHome(second.Env, e.outside)
 		out2, _ := second.StdoutPipe()
 		if err := second.Start(); err != nil {
@@ -46,8 +48,9 @@ func TestPartlySharedPlaceholdersRemoved(t *testing.T) {
 		os.WriteFile(firstDone, nil, 0o644)
 		second.Wait()
 		if b, err := os.ReadFile(filepath.Join(e.home, ".envrc")); err == nil && len(b) > 0 {
-			t.Errorf("run 2 planted .envrc after run 1 ended: %q", b)
+			t.Errorf("run 2 planted .envrc: %q", b)
 		}
+		os.Remove(filepath.Join(e.home, ".bashrc")) // run 2's, as its policy allows
 		waitFor(5*time.Second, func() bool { return len(snapshot(t, e.home)) == len(before) })
 		assertSameTree(t, before, snapshot(t, e.home), "after two runs that shared some placeholders")
 	})

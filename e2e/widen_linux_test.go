@@ -410,19 +410,18 @@ func TestStrayTmpGit(t *testing.T) {
 }
 
 // TestPlaceholdersGoneWhenStartFails: a run that made placeholders
-// (cwd = home: the missing rc files) and then cannot make one (a hooks
-// directory, core.hooksPath, named so long that the placeholder's
-// temporary name is refused; a read-only mount would not do: what the
-// command could not create either needs no placeholder), or whose bwrap
-// cannot build the sandbox, leaves none behind.
+// (cwd = home: the missing rc files) and then cannot make one (a
+// --protect name so long that the placeholder's temporary name is
+// refused; a read-only mount would not do: what the command could not
+// create either needs no placeholder), or whose bwrap cannot build the
+// sandbox, leaves none behind.
 func TestPlaceholdersGoneWhenStartFails(t *testing.T) {
 	each(t, func(t *testing.T, e *env) {
 		zz := filepath.Join(e.base, "zz")
 		e.mkdir(filepath.Join(zz, ".git"))
-		e.write(filepath.Join(zz, ".git", "config"), "[core]\n\thooksPath = "+strings.Repeat("x", 250)+"\n")
 		e.chownAll()
 		before := listHome(t, e)
-		r := e.runIn(e.home, nil, "exec", "--writable", zz, "--", "true")
+		r := e.runIn(e.home, nil, "exec", "--writable", zz, "--protect", filepath.Join(zz, strings.Repeat("x", 250)), "--", "true")
 		if r.code != 127 || !strings.Contains(r.stderr, "zsandbox: error: protected path") {
 			t.Errorf("want 127 for the uncreatable placeholder\n%s", r)
 		}
