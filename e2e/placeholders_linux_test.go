@@ -4,6 +4,7 @@ package e2e
 
 import (
 	"bufio"
+	"bytes"
 	"os"
 	"path/filepath"
 	"testing"
@@ -53,5 +54,57 @@ func TestPartlySharedPlaceholdersRemoved(t *testing.T) {
 		os.Remove(filepath.Join(e.home, ".bashrc")) // run 2's, as its policy allows
 		waitFor(5*time.Second, func() bool { return len(snapshot(t, e.home)) == len(before) })
 		assertSameTree(t, before, snapshot(t, e.home), "after two runs that shared some placeholders")
+	})
+}
+
+// TestGuardWaitingLetsGoOfOutput: run 1 makes directories for its
+// placeholders (~/.cargo for the missing credentials) and run 2 shares
+// them; when run 1's command ends first, its guard waits in the background
+// for run 2 to let go before it removes those directories. zsandbox must
+// return meanwhile even to a caller that reads its stderr through a pipe
+// (an agent, CI): the guard kept that pipe open, so the caller waited for
+// the other run, and forever when it ends that run only afterwards.
+func TestGuardWaitingLetsGoOfOutput(t *testing.T) {
+	each(t, func(t *testing.T, e *env) {
+		os.RemoveAll(filepath.Join(e.home, ".cargo"))
+		before := snapshot(t, e.home)
+		end1, end2 := filepath.Join(e.outside, "end1"), filepath.Join(e.outside, "end2")
+		first := e.command(e.home, "exec", "--", "sh", "-c", "echo ready; while [ ! -e "+end1+" ]; do sleep 0.05; done")
+		var stderr bytes.Buffer
+		first.Stderr = &stderr
+		out, _ := first.StdoutPipe()
+		if err := first.Start(); err != nil {
+			t.Fatal(err)
+		}
+		bufio.NewReader(out).ReadString('\n')
+		if _, err := os.Lstat(filepath.Join(e.home, ".cargo", "credentials")); err != nil {
+			t.Fatalf("run 1 made no placeholder in ~/.cargo: %v", err)
+		}
+		second := e.command(e.home, "exec", "--", "sh", "-c", "echo ready; while [ ! -e "+end2+" ]; do sleep 0.05; done")
+		out2, _ := second.StdoutPipe()
+		if err := second.Start(); err != nil {
+			t.Fatal(err)
+		}
+		bufio.NewReader(out2).ReadString('\n')
+		os.WriteFile(end1, nil, 0o644)
+		done := make(chan error, 1)
+		go func() { done <- first.Wait() }()
+		returned := false
+		select {
+		case err := <-done:
+			returned = true
+			if err != nil {
+				t.Errorf("run 1: %v\n%s", err, stderr.String())
+			}
+		case <-time.After(15 * time.Second):
+			t.Errorf("run 1 did not return while run 2 holds its placeholders: its guard kept stderr open")
+		}
+		os.WriteFile(end2, nil, 0o644)
+		second.Wait()
+		if !returned {
+			<-done
+		}
+		waitFor(5*time.Second, func() bool { return len(snapshot(t, e.home)) == len(before) })
+		assertSameTree(t, before, snapshot(t, e.home), "after both runs")
 	})
 }
