@@ -229,6 +229,7 @@ func markMode(fd int, dir bool) error {
 // no symlink followed: a concurrent sandboxed command that swaps a
 // directory on the way for a symlink cannot make zsandbox, with the
 // caller's rights, create anything outside the root.
+//
 // The directories are kept open for the next placeholder (most share
 // their parents: a home's dozens of rc files); the descriptor returned is
 // borrowed, closed by closeDirs. One opened earlier is the directory
