@@ -89,6 +89,9 @@ func Args(p *policy.Policy, argv []string, o Options) Plan {
 	// contain them, or the roots would cover them. A path that did not exist
 	// has a placeholder made by the runner (see Placeholders).
 	for _, pr := range p.Protected {
+		if pr.Anchor != "" {
+			continue // missing and uncreatable: its pinned anchor keeps it so
+		}
 		b.add("--ro-bind-fd", b.file(pr.Path), pr.Path)
 	}
 	// Hidden paths are masked last so nothing later can uncover them, not
@@ -121,12 +124,17 @@ func pinned(p *policy.Policy) []policy.Protected {
 }
 
 // Pins returns the directories strictly between each path and its
-// writable root, parents first, each once.
+// writable root, parents first, each once; for a path with an anchor, the
+// anchor too, and the directories between it and the root.
 func Pins(prot []policy.Protected) []string {
 	var out []string
 	seen := map[string]bool{}
 	for _, pr := range prot {
-		rel := strings.TrimPrefix(filepath.Dir(pr.Path), pr.Root)
+		top := filepath.Dir(pr.Path)
+		if pr.Anchor != "" {
+			top = pr.Anchor
+		}
+		rel := strings.TrimPrefix(top, pr.Root)
 		dir := pr.Root
 		for _, part := range strings.Split(strings.Trim(rel, "/"), "/") {
 			if part == "" {

@@ -52,6 +52,20 @@ func TestPins(t *testing.T) {
 	}
 }
 
+// A missing path the caller cannot create gets no bind of its own: its
+// anchor is pinned, with the directories above it.
+func TestAnchorPinnedNotBound(t *testing.T) {
+	p := basePolicy()
+	p.Protected = []policy.Protected{{Path: "/home/u/proj/vendor/sub/.envrc", Root: "/home/u/proj", Anchor: "/home/u/proj/vendor/sub"}}
+	if diff := cmp.Diff(Pins(p.Protected), []string{"/home/u/proj/vendor", "/home/u/proj/vendor/sub"}); diff != "" {
+		t.Errorf("Pins mismatch (-got +want):\n%s", diff)
+	}
+	args := strings.Join(Args(p, []string{"true"}, Options{}).Args, " ")
+	if strings.Contains(args, ".envrc") || !strings.Contains(args, "/home/u/proj/vendor/sub") {
+		t.Errorf("want the anchor bound onto itself and no bind of the missing path; got %s", args)
+	}
+}
+
 func TestArgsGolden(t *testing.T) {
 	allow := basePolicy()
 	allow.Network = policy.NetworkAllow

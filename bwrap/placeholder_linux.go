@@ -36,8 +36,9 @@ import (
 // Placeholders are what one run made or shares, and the guard that removes
 // them.
 type Placeholders struct {
-	entries []string   // "f:PATH" placeholder file, "d:PATH" directory we made
-	locks   []*os.File // shared flocks on the placeholder files
+	entries []string            // "f:PATH" placeholder file, "d:PATH" directory we made
+	locks   []*os.File          // shared flocks on the placeholder files
+	dirs    map[string]*os.File // directories mkdirs opened, by path
 	guard   *exec.Cmd
 	notify  *os.File // guard's stdin; closing it starts the clean-up
 	done    *os.File // guard's stdout; it closes it when the clean-up is done
@@ -60,6 +61,7 @@ func MakePlaceholders(prot []policy.Protected) (*Placeholders, error) {
 			return nil, fmt.Errorf("protected path %q: %w", pr.Path, err)
 		}
 	}
+	ph.closeDirs()
 	if len(ph.entries) == 0 {
 		return nil, interrupted(sigs)
 	}
@@ -96,6 +98,7 @@ func interrupted(sigs chan os.Signal) error {
 // placeholders alone. Only if no guard can start is anything left, and
 // then it is named.
 func (ph *Placeholders) undo() {
+	ph.closeDirs()
 	if len(ph.entries) == 0 {
 		return
 	}
@@ -111,6 +114,9 @@ func (ph *Placeholders) undo() {
 }
 
 func (ph *Placeholders) ensure(pr policy.Protected) error {
+	if pr.Anchor != "" {
+		return nil // cannot be created: pinned instead (policy.Protected.Anchor)
+	}
 	if pr.Exists {
 		if isPlaceholder(pr.Path) {
 			return ph.share(pr.Path)
@@ -121,7 +127,6 @@ func (ph *Placeholders) ensure(pr policy.Protected) error {
 	if err != nil {
 		return err
 	}
-	defer dir.Close()
 	f, err := createPlaceholder(dir, pr)
 	if errors.Is(err, os.ErrExist) {
 		return ph.share(pr.Path)
@@ -225,13 +230,27 @@ func markMode(fd int, dir bool) error {
 // no symlink followed: a concurrent sandboxed command that swaps a
 // directory on the way for a symlink cannot make zsandbox, with the
 // caller's rights, create anything outside the root.
+//
+// The directories are kept open for the next placeholder (most share
+// their parents: a home's dozens of rc files); the descriptor returned is
+// borrowed, closed by closeDirs. One opened earlier is the directory
+// that was at its path then: if a command has moved it since, the lock's
+// check (lstat of the path against the placeholder made) fails the run.
 func (ph *Placeholders) mkdirs(root, dir string) (*os.File, error) {
-	d, err := openExact(root, unix.O_RDONLY|unix.O_DIRECTORY)
-	if err != nil {
-		return nil, err
+	cur := dir
+	for ph.dirs[cur] == nil && cur != root && cur != "/" {
+		cur = filepath.Dir(cur)
 	}
-	cur := root
-	for _, part := range strings.Split(strings.Trim(strings.TrimPrefix(dir, root), "/"), "/") {
+	d := ph.dirs[cur]
+	if d == nil {
+		var err error
+		if d, err = openExact(root, unix.O_RDONLY|unix.O_DIRECTORY); err != nil {
+			return nil, err
+		}
+		cur = root
+		ph.keepDir(root, d)
+	}
+	for _, part := range strings.Split(strings.Trim(strings.TrimPrefix(dir, cur), "/"), "/") {
 		if part == "" {
 			continue
 		}
@@ -241,13 +260,28 @@ func (ph *Placeholders) mkdirs(root, dir string) (*os.File, error) {
 			ph.entries = append(ph.entries, "d:"+cur)
 		}
 		next, oerr := openBeneath(d, part)
-		d.Close()
 		if (err != nil && err != unix.EEXIST) || oerr != nil {
 			return nil, fmt.Errorf("%q is not a directory", cur)
 		}
 		d = next
+		ph.keepDir(cur, d)
 	}
 	return d, nil
+}
+
+func (ph *Placeholders) keepDir(path string, d *os.File) {
+	if ph.dirs == nil {
+		ph.dirs = map[string]*os.File{}
+	}
+	ph.dirs[path] = d
+}
+
+// closeDirs closes the directories mkdirs kept open.
+func (ph *Placeholders) closeDirs() {
+	for _, d := range ph.dirs {
+		d.Close()
+	}
+	ph.dirs = nil
 }
 
 // openBeneath opens the directory name in d, following no symlink.
@@ -375,6 +409,16 @@ func Guard(entries []string) {
 		}
 	}
 	os.Stdout.Close() // zsandbox stops waiting here
+	if len(shared) == 0 {
+		os.Exit(0)
+	}
+	// What is left waits for other runs, which may take as long as they
+	// do: let go of the caller's stderr first, or whoever reads zsandbox's
+	// output through a pipe would wait for this guard too (and a caller
+	// that ends the other run only after this one returns, never).
+	if null, err := unix.Open(os.DevNull, unix.O_RDWR, 0); err == nil {
+		unix.Dup3(null, 2, 0)
+	}
 	for _, dir := range shared {
 		drainShared(dir)
 	}

@@ -91,7 +91,10 @@ func (pl Plan) Text(w io.Writer) {
 	fmt.Fprintln(w, "protected (read-only inside writable roots):")
 	for _, pr := range p.Protected {
 		state := ""
-		if !pr.Exists {
+		switch {
+		case pr.Anchor != "":
+			state = fmt.Sprintf("; does not exist; the caller cannot create it in %s, which is pinned in place", pr.Anchor)
+		case !pr.Exists:
 			state = "; does not exist; a placeholder keeps it from being created"
 		}
 		fmt.Fprintf(w, "  %s  (%s, in %s%s)\n", pr.Path, pr.Source, pr.Root, state)

@@ -27,6 +27,13 @@ type Protected struct {
 	Source Source `json:"source"`
 	// Why says what the path is for; the hint for a refused write prints it.
 	Why string `json:"why"`
+	// Anchor is set for a missing path the caller cannot create: its
+	// nearest existing ancestor, which the caller can neither write nor
+	// chmod. No placeholder is made (none could be); instead the anchor
+	// and every directory between it and Root are pinned, because a
+	// command that renamed or removed the anchor (its parent is writable)
+	// could make the path in a fresh directory put in its place.
+	Anchor string `json:"anchor,omitempty"`
 	// Content is what the placeholder for a missing file holds: git dies
 	// on an empty commondir, and "." points it at its own git directory,
 	// which is what no commondir means.
@@ -99,9 +106,15 @@ func (p *Policy) resolveProtected(asked []Path, host Host, fs *symlinks, exe str
 		if err != nil {
 			return err
 		}
-		if pr.Exists || !c.existing && creatable(pr.Path) {
-			p.Protected = append(p.Protected, pr)
+		if !pr.Exists {
+			if c.existing {
+				continue
+			}
+			if anchor, ok := creatable(pr.Path); !ok {
+				pr.Anchor = anchor
+			}
 		}
+		p.Protected = append(p.Protected, pr)
 	}
 	sort.Slice(p.Protected, func(i, j int) bool { return p.Protected[i].Path < p.Protected[j].Path })
 	p.Protected = outermostOnly(p.Protected)

@@ -102,6 +102,38 @@ print(f"connect + 1-byte echo inside the sandbox: direct {d:.3f} ms, through the
 PY
   exit 0
 fi
+# scripts/bench.sh scenarios [-runs N] [BIN...]: `exec -- true` where the
+# protected set costs most (a git project without and with every
+# project-config entry, cwd = an empty $HOME), each binary in turn,
+# interleaved; bin/zsandbox when no binary is named. BENCH_USER works here too.
+if [ "${1:-}" = scenarios ]; then
+  shift
+  flags=() bins=()
+  while [ $# -gt 0 ]; do
+    case $1 in
+      -runs|-warmup) flags+=("$1" "$2"); shift 2 ;;
+      *) bins+=("$(realpath "$1")"); shift ;;
+    esac
+  done
+  [ ${#bins[@]} -gt 0 ] || bins=("$PWD/bin/zsandbox")
+  if [ -z "${BENCH_USER:-}" ]; then
+    exec go run ./scripts/bench scenarios "${flags[@]}" "${bins[@]}"
+  fi
+  home=$(getent passwd "$BENCH_USER" | cut -d: -f6)
+  tmp=$(mktemp -d)
+  trap 'rm -rf "$tmp"' EXIT
+  go build -o "$tmp/bench" ./scripts/bench
+  copies=()
+  for i in "${!bins[@]}"; do
+    mkdir "$tmp/$i"
+    cp "${bins[$i]}" "$tmp/$i/$(basename "${bins[$i]}")"
+    copies+=("$tmp/$i/$(basename "${bins[$i]}")")
+  done
+  chmod -R a+rX "$tmp"
+  HOME=${home:-/nonexistent} setpriv --reuid="$BENCH_USER" --regid="$BENCH_USER" --init-groups \
+    "$tmp/bench" scenarios "${flags[@]}" "${copies[@]}"
+  exit
+fi
 if [ -z "${BENCH_USER:-}" ]; then
   exec go run ./scripts/bench -bin bin/zsandbox "$@"
 fi

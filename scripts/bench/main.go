@@ -29,6 +29,10 @@ func main() {
 	if len(os.Args) > 2 && os.Args[1] == rssChildArg {
 		rssChild(os.Args[2:]) // before anything else grows the helper's RSS
 	}
+	if len(os.Args) > 1 && os.Args[1] == "scenarios" {
+		scenariosMain(os.Args[2:])
+		return
+	}
 	cfg := config{}
 	flag.StringVar(&cfg.bin, "bin", "bin/zsandbox", "the zsandbox binary")
 	flag.IntVar(&cfg.runs, "runs", 200, "measured rounds (each runs every variant of every command once)")
@@ -37,6 +41,32 @@ func main() {
 	flag.BoolVar(&cfg.keep, "keep", false, "keep the temporary project directory")
 	flag.Parse()
 	if err := run(cfg); err != nil {
+		fmt.Fprintf(os.Stderr, "bench: %v\n", err)
+		os.Exit(1)
+	}
+}
+
+// scenariosMain is "bench scenarios [-runs N] [-warmup N] BIN...": see
+// scenarios.go.
+func scenariosMain(args []string) {
+	fl := flag.NewFlagSet("scenarios", flag.ExitOnError)
+	runs := fl.Int("runs", 40, "measured rounds (each runs every binary in every scenario once)")
+	warmup := fl.Int("warmup", 3, "rounds run first and discarded")
+	fl.Parse(args)
+	bins := fl.Args()
+	for i, b := range bins {
+		abs, err := absBinary(b)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "bench: %v\n", err)
+			os.Exit(1)
+		}
+		bins[i] = abs
+	}
+	if len(bins) == 0 || *runs < 1 || *warmup < 0 {
+		fmt.Fprintln(os.Stderr, "usage: bench scenarios [-runs N] [-warmup N] ZSANDBOX_BINARY...")
+		os.Exit(2)
+	}
+	if err := runScenarios(bins, *runs, *warmup); err != nil {
 		fmt.Fprintf(os.Stderr, "bench: %v\n", err)
 		os.Exit(1)
 	}

@@ -1,0 +1,95 @@
+//go:build linux
+
+package e2e
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// A missing protected path under a directory the caller can neither write
+// nor chmod (a ~/.config that `sudo` once made root's) gets no
+// placeholder: the command cannot create it there. But the home is the
+// caller's, so the command could move that directory aside (or remove it
+// when empty, or unlink it when it is a file) and make a fresh one in its
+// place, owned by itself, holding git's global config: the host's next git
+// then runs its fsmonitor. The directory must stay where it is.
+func TestUncreatableProtectedStaysUncreatable(t *testing.T) {
+	attacks := []struct {
+		name, move string
+		file       bool // the anchor is a file, not a directory
+	}{
+		{name: "rename", move: "mv .config .config.old"},
+		{name: "rmdir", move: "rmdir .config"},
+		{name: "unlink a file in the way", move: "rm -f .config", file: true},
+	}
+	for _, a := range attacks {
+		t.Run(a.name, func(t *testing.T) {
+			each(t, func(t *testing.T, e *env) {
+				home := filepath.Join(e.base, "home2")
+				e.mkdir(home)
+				if err := os.Lchown(home, e.id.uid, e.id.gid); err != nil {
+					t.Fatal(err)
+				}
+				cfg := filepath.Join(home, ".config")
+				var err error
+				if a.file {
+					err = os.WriteFile(cfg, []byte("not a directory\n"), 0o644)
+				} else {
+					err = os.Mkdir(cfg, 0o755) // root's: the caller cannot write it
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				var before syscall.Stat_t
+				if err := syscall.Lstat(cfg, &before); err != nil {
+					t.Fatal(err)
+				}
+				marker := filepath.Join(e.outside, "fsmonitor-ran")
+				plant := a.move + "; mkdir -p .config/git && " +
+					"printf '[core]\\n\\tfsmonitor = touch " + marker + "\\n' > .config/git/config"
+				cmd := e.command(home, "exec", "--", "sh", "-c", plant)
+				cmd.Env = withHome(cmd.Env, home)
+				r := e.collect(cmd)
+				mustFail(t, r, "planting git's global config in a fresh ~/.config")
+
+				// From outside: the directory is the one that was there,
+				// no global config appeared, and the host's git (run as
+				// the caller with this home) reads no fsmonitor.
+				var after syscall.Stat_t
+				if err := syscall.Lstat(cfg, &after); err != nil || after.Ino != before.Ino || after.Uid != 0 {
+					t.Errorf("%s was moved or replaced on the host (%v)\n%s", cfg, err, r)
+				}
+				assertNotExist(t, filepath.Join(cfg, "git", "config"))
+				assertNotExist(t, filepath.Join(home, ".config.old"))
+				repo := filepath.Join(e.outside, "repo")
+				e.mkdir(repo)
+				git := exec.Command("git", "-C", repo, "init", "-q")
+				git.Env = withHome(os.Environ(), home)
+				if out, err := git.CombinedOutput(); err != nil {
+					t.Fatalf("git init: %v\n%s", err, out)
+				}
+				git = exec.Command("git", "-C", repo, "status", "--short")
+				git.Env = withHome(os.Environ(), home)
+				git.CombinedOutput()
+				assertNotExist(t, marker)
+			})
+		})
+	}
+}
+
+// withHome returns env with HOME set to home (and no XDG_CONFIG_HOME, so
+// git looks in home).
+func withHome(env []string, home string) []string {
+	var out []string
+	for _, kv := range env {
+		if !strings.HasPrefix(kv, "HOME=") && !strings.HasPrefix(kv, "XDG_CONFIG_HOME=") {
+			out = append(out, kv)
+		}
+	}
+	return append(out, "HOME="+home)
+}
