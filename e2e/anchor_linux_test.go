@@ -9,6 +9,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/zsandbox/zsandbox/internal/harness"
 )
 
 // A missing protected path under a directory the caller can neither write
@@ -64,8 +66,8 @@ func TestUncreatableProtectedStaysUncreatable(t *testing.T) {
 				if err := syscall.Lstat(cfg, &after); err != nil || after.Ino != before.Ino || after.Uid != 0 {
 					t.Errorf("%s was moved or replaced on the host (%v)\n%s", cfg, err, r)
 				}
-				assertNotExist(t, filepath.Join(cfg, "git", "config"))
-				assertNotExist(t, filepath.Join(home, ".config.old"))
+				harness.MustNotExist(t, filepath.Join(cfg, "git", "config"))
+				harness.MustNotExist(t, filepath.Join(home, ".config.old"))
 				repo := filepath.Join(e.outside, "repo")
 				e.mkdir(repo)
 				git := exec.Command("git", "-C", repo, "init", "-q")
@@ -76,7 +78,7 @@ func TestUncreatableProtectedStaysUncreatable(t *testing.T) {
 				git = exec.Command("git", "-C", repo, "status", "--short")
 				git.Env = withHome(os.Environ(), home)
 				git.CombinedOutput()
-				assertNotExist(t, marker)
+				harness.MustNotExist(t, marker)
 			})
 		})
 	}
