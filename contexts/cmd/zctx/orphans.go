@@ -2,11 +2,10 @@ package main
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -30,7 +29,7 @@ const (
 	labelClaim = "io.zsandbox.zctx.claim"
 )
 
-type claim struct{ dir, id string }
+type claim struct{ dir, id, tag string }
 
 func (c *claim) path() string { return claimPath(c.dir, c.id) }
 
@@ -38,11 +37,15 @@ func claimPath(dir, id string) string { return filepath.Join(dir, ".claim-"+id) 
 
 // newClaim writes this process's claim.
 func newClaim(dir string) (*claim, error) {
+	tag, err := stateTag(dir, true)
+	if err != nil {
+		return nil, contexts.Errorf(contexts.ErrUnavailable, "claim: %v", err)
+	}
 	id, err := contexts.NewID("c")
 	if err != nil {
 		return nil, err
 	}
-	c := &claim{dir: dir, id: id}
+	c := &claim{dir: dir, id: id, tag: tag}
 	f, err := os.OpenFile(c.path(), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return nil, contexts.Errorf(contexts.ErrUnavailable, "claim: %v", err)
@@ -57,13 +60,32 @@ func newClaim(dir string) (*claim, error) {
 func (c *claim) release() { os.Remove(c.path()) }
 
 func (c *claim) labels() map[string]string {
-	return map[string]string{labelState: stateTag(c.dir), labelClaim: c.id}
+	return map[string]string{labelState: c.tag, labelClaim: c.id}
 }
 
-// stateTag names a state directory in a label without spelling its path.
-func stateTag(dir string) string {
-	sum := sha256.Sum256([]byte(dir))
-	return hex.EncodeToString(sum[:8])
+// stateTag names a state directory in a label: a random id kept in the
+// directory (made when create is set and there is none). It is not the
+// directory's path: the same path is another state directory on another
+// machine or in another mount namespace using the same daemon, and a
+// tag anyone can work out would let an image's LABELs make its
+// containers look like ours; either way the sweep would remove
+// containers that are not this directory's orphans.
+func stateTag(dir string, create bool) (string, error) {
+	p := filepath.Join(dir, ".tag")
+	if create {
+		if err := newTag(p); err != nil && !errors.Is(err, fs.ErrExist) {
+			return "", err
+		}
+	}
+	b, err := os.ReadFile(p)
+	if err != nil {
+		return "", err
+	}
+	tag := strings.TrimSpace(string(b))
+	if !idPattern.MatchString(tag) {
+		return "", fmt.Errorf("%s: not a tag", p)
+	}
+	return tag, nil
 }
 
 // claimed reports whether claim id is held by a zctx that still runs. A
@@ -86,7 +108,11 @@ func claimed(dir, id string) bool {
 // best effort: a daemon that does not answer fails the command that
 // needs it, not the sweep.
 func sweep(ctx context.Context, c *docker.Context, dir string, stderr io.Writer) {
-	list, err := c.Containers(ctx, map[string]string{labelState: stateTag(dir)})
+	tag, err := stateTag(dir, false)
+	if err != nil {
+		return // no tag: no container can be this directory's
+	}
+	list, err := c.Containers(ctx, map[string]string{labelState: tag})
 	if err != nil {
 		return
 	}
@@ -105,4 +131,26 @@ func sweep(ctx context.Context, c *docker.Context, dir string, stderr io.Writer)
 		os.Remove(claimPath(dir, cl))
 		fmt.Fprintf(stderr, "zctx: removed the container of handle %s, left by a zctx that was killed before it saved the handle\n", id)
 	}
+}
+
+// newTag makes the tag file p, whole or not at all (a link fails if p
+// exists: two zctx starting at once keep the first one's).
+func newTag(p string) error {
+	id, err := contexts.NewID("s")
+	if err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(filepath.Dir(p), ".tmp-")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(f.Name())
+	_, err = f.WriteString(id + "\n")
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return err
+	}
+	return os.Link(f.Name(), p)
 }

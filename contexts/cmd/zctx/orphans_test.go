@@ -5,6 +5,8 @@ package main
 import (
 	"bufio"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -13,6 +15,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/moby/moby/api/types/container"
 	"github.com/moby/moby/client"
 
 	"github.com/zsandbox/zsandbox/contexts/docker"
@@ -53,7 +56,7 @@ func TestSIGKILLedZctxLeavesNoContainer(t *testing.T) {
 	defer cli.Close()
 	ours := func() []string {
 		res, err := cli.ContainerList(context.Background(), client.ContainerListOptions{All: true,
-			Filters: client.Filters{}.Add("label", labelState+"="+stateTag(state))})
+			Filters: client.Filters{}.Add("label", labelState+"="+tag(t, state))})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -91,5 +94,74 @@ func TestSIGKILLedZctxLeavesNoContainer(t *testing.T) {
 	}
 	if claims, _ := filepath.Glob(filepath.Join(state, ".claim-*")); len(claims) != 0 {
 		t.Errorf("claims left: %q", claims)
+	}
+}
+
+func tag(t *testing.T, state string) string {
+	t.Helper()
+	tag, err := stateTag(state, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tag
+}
+
+// The sweep removes only this state directory's orphans. Attack 1: the
+// same path is another state directory (another machine or mount
+// namespace on the same daemon; here the first directory moved away and
+// a new one made in its place): the tag was the path's hash, so the new
+// directory's zctx removed the old one's saved handle's container.
+// Attack 2: that tag could be worked out, so a container zctx never made
+// (an image's LABELs, or anyone creating one) with the labels removed.
+// Both checked through the private dockerd's own API.
+func TestSweepRemovesOnlyThisStateDirsOrphans(t *testing.T) {
+	d := privateDocker(t)
+	setup(t)
+	state := os.Getenv("ZCTX_STATE_DIR")
+	base := []string{"--context", "docker", "--docker-host", d.Host, "--image", dockertest.Image}
+	cli, err := client.New(client.WithHost(d.Host))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cli.Close()
+	exists := func(id string) bool {
+		_, err := cli.ContainerInspect(context.Background(), id, client.ContainerInspectOptions{})
+		return err == nil
+	}
+	spawn := func() string {
+		code, out, errs := zctx(t, "", append([]string{"spawn"}, base...)...)
+		var h struct {
+			ID    string
+			Extra map[string]string
+		}
+		if code != 0 || json.Unmarshal([]byte(out), &h) != nil || h.Extra["container"] == "" {
+			t.Fatalf("spawn: %d %q %q", code, out, errs)
+		}
+		return h.Extra["container"]
+	}
+	first := spawn()
+	t.Cleanup(func() { cli.ContainerRemove(context.Background(), first, client.ContainerRemoveOptions{Force: true}) })
+	if err := os.Rename(state, state+".elsewhere"); err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256([]byte(state))
+	forged, err := cli.ContainerCreate(context.Background(), client.ContainerCreateOptions{
+		Config: &container.Config{Image: dockertest.Image, Cmd: []string{"sleep", "1000"}, Labels: map[string]string{
+			docker.Label: "1", docker.LabelID: "h-notzctx", labelState: hex.EncodeToString(sum[:8]), labelClaim: "c-gone"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cli.ContainerRemove(context.Background(), forged.ID, client.ContainerRemoveOptions{Force: true})
+	})
+	second := spawn()
+	if !exists(first) {
+		t.Errorf("another state directory at the same path: its saved handle's container was removed")
+	}
+	if !exists(forged.ID) {
+		t.Errorf("a container zctx never made, with labels anyone can work out, was removed")
+	}
+	if !exists(second) {
+		t.Errorf("the new handle's container is gone")
 	}
 }
