@@ -115,11 +115,22 @@ func hasPassword(u *url.URL) bool {
 	return set
 }
 
-// redactURL drops the user part of a URL that carries one.
+// redactURL drops the user part of a URL that carries one — also of one
+// that does not parse (a bad escape, a space in the host) or has no
+// authority (user:token@host:path), where it is all up to the last @.
 func redactURL(s string) string {
 	if u, err := url.Parse(s); err == nil && u.User != nil {
 		u.User = url.User("REDACTED")
 		return u.String()
+	}
+	if at := strings.LastIndex(s, "@"); at >= 0 {
+		scheme, _, found := strings.Cut(s[:at], "://")
+		if !found {
+			scheme = ""
+		} else {
+			scheme += "://"
+		}
+		return scheme + "REDACTED" + s[at:]
 	}
 	return s
 }
