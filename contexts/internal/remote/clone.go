@@ -169,15 +169,17 @@ func (c *Clone) Run(ctx context.Context, kind, cwd string, l Lookup, execute fun
 	if token != "" {
 		header = Authorization(token)
 	}
-	scrub := strings.NewReplacer(token, "[token]", base64.StdEncoding.EncodeToString([]byte(GitUser+":"+token)), "[token]")
-	if token == "" {
-		scrub = strings.NewReplacer()
+	var secrets []string
+	if token != "" {
+		secrets = []string{token, base64.StdEncoding.EncodeToString([]byte(GitUser + ":" + token))}
 	}
+	// Redacted before Tail cuts: a cut through the token would keep its end.
+	scrub := func(b []byte) string { return Tail([]byte(Redact(string(b), secrets...))) }
 	prefix := u.Scheme + "://" + u.Host + "/"
 	r, err := execute(ctx, contexts.Cmd{Args: []string{"/bin/sh", "-c", cloneScript, "sh", prefix, dir, c.URL, c.Branch},
 		Stdin: strings.NewReader(header + "\n"), Timeout: PregameTimeout})
 	if err != nil {
-		return "", contexts.Errorf(contexts.ErrUnavailable, "%s: git clone %s: %s", kind, c.URL, scrub.Replace(err.Error()))
+		return "", contexts.Errorf(contexts.ErrUnavailable, "%s: git clone %s: %s", kind, c.URL, scrub([]byte(err.Error())))
 	}
 	if r.ExitCode != 0 {
 		hint := "check the URL and the token (gitToken, GH_TOKEN or GITHUB_TOKEN for github.com, or gh auth login); it is never printed"
@@ -185,15 +187,15 @@ func (c *Clone) Run(ctx context.Context, kind, cwd string, l Lookup, execute fun
 			hint = "no token was found: set the clone's Token, GH_TOKEN or GITHUB_TOKEN (github.com), or run gh auth login"
 		}
 		return "", contexts.Errorf(contexts.ErrUnavailable, "%s: git clone %s exited %d: %s", kind, c.URL, r.ExitCode,
-			scrub.Replace(Tail(append(r.Stderr, r.Stdout...)))).WithHint(hint)
+			scrub(append(r.Stderr, r.Stdout...))).WithHint(hint)
 	}
 	if c.StoreToken && token != "" {
 		line := u.Scheme + "://" + url.UserPassword(GitUser, token).String() + "@" + u.Host + "\n"
 		r, err := execute(ctx, contexts.Cmd{Args: []string{"/bin/sh", "-c", storeScript}, Stdin: strings.NewReader(line), Timeout: time.Minute})
 		if err == nil && r.ExitCode != 0 {
-			err = contexts.Errorf(contexts.ErrUnavailable, "%s: storing the git token exited %d: %s", kind, r.ExitCode, scrub.Replace(Tail(append(r.Stderr, r.Stdout...))))
+			err = contexts.Errorf(contexts.ErrUnavailable, "%s: storing the git token exited %d: %s", kind, r.ExitCode, scrub(append(r.Stderr, r.Stdout...)))
 		} else if err != nil {
-			err = contexts.Errorf(contexts.ErrUnavailable, "%s: storing the git token: %s", kind, scrub.Replace(err.Error()))
+			err = contexts.Errorf(contexts.ErrUnavailable, "%s: storing the git token: %s", kind, scrub([]byte(err.Error())))
 		}
 		if err != nil {
 			return "", err
