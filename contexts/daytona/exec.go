@@ -36,8 +36,11 @@ type Handle struct {
 
 // wrapper runs "$@" with stdin from $4, stdout to $2, stderr to $3, in
 // $1, marked with $5 (shell.Mark), after exporting the KEY=VALUE words
-// up to "--". Every variable part is a positional argument.
+// up to "--". Every variable part is a positional argument. The stdin
+// file goes as soon as it is open: it may hold a secret (a clone's
+// token), which must not sit in the sandbox while the command runs.
 const wrapper = `exec < "$4" > "$2" 2> "$3"
+[ "$4" = /dev/null ] || rm -f -- "$4"
 cd -- "$1" || exit 1
 export ` + shell.Mark + `="$5"
 shift 5
