@@ -137,10 +137,12 @@ func redactURL(s string) string {
 
 // cloneScript clones $3 into $2 (branch $4), with the header read from
 // stdin given to git as GIT_CONFIG_VALUE_0 for http.$1.extraheader: the
-// token is in no argv, no file and no other command's environment.
+// token is in no argv, no file and no other command's environment. With
+// a header git follows no redirect: past one it sends every later
+// request, header and all, to wherever the redirect pointed.
 const cloneScript = `IFS= read -r zctx_auth || :
 [ -e "$2/.git" ] && exit 0
-if [ -n "$zctx_auth" ]; then export GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0="http.$1.extraheader" GIT_CONFIG_VALUE_0="$zctx_auth"; fi
+if [ -n "$zctx_auth" ]; then export GIT_CONFIG_COUNT=2 GIT_CONFIG_KEY_0="http.$1.extraheader" GIT_CONFIG_VALUE_0="$zctx_auth" GIT_CONFIG_KEY_1=http.followRedirects GIT_CONFIG_VALUE_1=false; fi
 unset zctx_auth
 export GIT_TERMINAL_PROMPT=0
 if [ -n "$4" ]; then exec git clone --branch "$4" -- "$3" "$2"; fi
@@ -182,7 +184,8 @@ func (c *Clone) Run(ctx context.Context, kind, cwd string, l Lookup, execute fun
 		return "", contexts.Errorf(contexts.ErrUnavailable, "%s: git clone %s: %s", kind, c.URL, scrub([]byte(err.Error())))
 	}
 	if r.ExitCode != 0 {
-		hint := "check the URL and the token (gitToken, GH_TOKEN or GITHUB_TOKEN for github.com, or gh auth login); it is never printed"
+		hint := "check the URL and the token (gitToken, GH_TOKEN or GITHUB_TOKEN for github.com, or gh auth login); it is never printed; " +
+			"with a token no redirect is followed (it would take the token along): give the URL the repository moved to"
 		if token == "" {
 			hint = "no token was found: set the clone's Token, GH_TOKEN or GITHUB_TOKEN (github.com), or run gh auth login"
 		}
