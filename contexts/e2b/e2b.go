@@ -22,6 +22,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -104,6 +105,8 @@ type Context struct {
 	api  *api
 }
 
+var sandboxID = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$`)
+
 // New checks opts and fills in the defaults.
 func New(opts Options) (*Context, error) {
 	opts.APIKey = remote.FirstOf(opts.APIKey, os.Getenv("E2B_API_KEY"))
@@ -119,6 +122,11 @@ func New(opts Options) (*Context, error) {
 	case "kill", "pause", "leave":
 	default:
 		return nil, contexts.Errorf(contexts.ErrUsage, "e2b: --sandbox-on-destroy %q: must be kill, pause or leave", opts.OnDestroy)
+	}
+	// The id goes into the API's URL path and envd's host name as it is:
+	// "ID/pause?" would pause ID instead of attaching to it.
+	if opts.SandboxID != "" && !sandboxID.MatchString(opts.SandboxID) {
+		return nil, contexts.Errorf(contexts.ErrUsage, "e2b: --sandbox %q: not a sandbox id (letters, digits, - and _)", opts.SandboxID)
 	}
 	if opts.AutoResume && !opts.AutoPause {
 		return nil, contexts.Errorf(contexts.ErrUsage, "e2b: AutoResume needs AutoPause (only a paused sandbox resumes)")
