@@ -104,6 +104,24 @@ func claimed(dir, id string) bool {
 	return err == nil || errors.Is(err, syscall.EPERM)
 }
 
+// orphaned reports whether handle id's container, claimed by cl, has
+// neither a live claim nor a record. The claim is looked at first: a
+// spawn saves its record before it releases its claim, so one that does
+// both between the two looks is seen by the second (the other order
+// removed the container of a handle saved just then).
+func orphaned(dir, id, cl string) bool {
+	if claimed(dir, cl) {
+		return false
+	}
+	betweenLooks()
+	_, err := os.Stat(filepath.Join(dir, id+".json"))
+	return err != nil
+}
+
+// betweenLooks lets a test do what a concurrent spawn does between
+// orphaned's two looks.
+var betweenLooks = func() {}
+
 // sweep removes this state directory's orphans from c's daemon. It is
 // best effort: a daemon that does not answer fails the command that
 // needs it, not the sweep.
@@ -121,7 +139,7 @@ func sweep(ctx context.Context, c *docker.Context, dir string, stderr io.Writer)
 		if !idPattern.MatchString(id) || !idPattern.MatchString(cl) {
 			continue // not ours to judge
 		}
-		if _, err := os.Stat(filepath.Join(dir, id+".json")); err == nil || claimed(dir, cl) {
+		if !orphaned(dir, id, cl) {
 			continue
 		}
 		if err := c.Remove(ctx, ct.ID); err != nil {

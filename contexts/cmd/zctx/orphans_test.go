@@ -12,12 +12,14 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/moby/moby/api/types/container"
 	"github.com/moby/moby/client"
 
+	"github.com/zsandbox/zsandbox/contexts"
 	"github.com/zsandbox/zsandbox/contexts/docker"
 	"github.com/zsandbox/zsandbox/contexts/internal/dockertest"
 )
@@ -163,5 +165,51 @@ func TestSweepRemovesOnlyThisStateDirsOrphans(t *testing.T) {
 	}
 	if !exists(second) {
 		t.Errorf("the new handle's container is gone")
+	}
+}
+
+// Attack: a spawn that saves its handle and releases its claim while
+// another zctx's sweep looks at its container. The sweep looked for the
+// record first (none yet), then for the claim (gone by then), and removed
+// the container of a handle just saved. The two steps are done exactly
+// between the sweep's two looks; the container, seen through the private
+// dockerd's API, must stay.
+func TestSweepKeepsAContainerSavedDuringIt(t *testing.T) {
+	d := privateDocker(t)
+	setup(t)
+	state := os.Getenv("ZCTX_STATE_DIR")
+	code, out, errs := zctx(t, "", "spawn", "--context", "docker", "--docker-host", d.Host, "--image", dockertest.Image)
+	var h struct {
+		ID    string
+		Extra map[string]string
+	}
+	if code != 0 || json.Unmarshal([]byte(out), &h) != nil {
+		t.Fatalf("spawn: %d %q %q", code, out, errs)
+	}
+	defer zctx(t, "", "destroy", h.ID)
+	cli, err := client.New(client.WithHost(d.Host))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cli.Close()
+	info, err := cli.ContainerInspect(context.Background(), h.Extra["container"], client.ContainerInspectOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Back to the moment before the save: a live claim, no record.
+	record := filepath.Join(state, h.ID+".json")
+	os.Rename(record, record+".saving")
+	claim := claimPath(state, info.Container.Config.Labels[labelClaim])
+	os.WriteFile(claim, []byte(strconv.Itoa(os.Getpid())+"\n"), 0o600)
+	betweenLooks = func() { os.Rename(record+".saving", record); os.Remove(claim) }
+	defer func() { betweenLooks = func() {} }()
+	dc, err := docker.New(contexts.Options{Host: d.Host, Image: dockertest.Image})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sweepErr strings.Builder
+	sweep(context.Background(), dc, state, &sweepErr)
+	if _, err := cli.ContainerInspect(context.Background(), h.Extra["container"], client.ContainerInspectOptions{}); err != nil {
+		t.Errorf("the container of a handle saved during the sweep was removed (%v): %q", err, sweepErr.String())
 	}
 }
