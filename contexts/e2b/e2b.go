@@ -105,6 +105,20 @@ type Context struct {
 	api  *api
 }
 
+// sameHost follows a redirect only to the same host and scheme: Go's
+// client drops Authorization past another host, not E2B's X-API-Key or
+// envd's X-Access-Token, which would go along to wherever the redirect
+// points (or in clear text, to http://).
+func sameHost(req *http.Request, via []*http.Request) error {
+	if req.URL.Host != via[0].URL.Host || req.URL.Scheme != via[0].URL.Scheme {
+		return fmt.Errorf("a redirect to %s://%s is not followed: it would carry the API key", req.URL.Scheme, req.URL.Host)
+	}
+	if len(via) >= 10 {
+		return errors.New("stopped after 10 redirects")
+	}
+	return nil
+}
+
 var sandboxID = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$`)
 
 // New checks opts and fills in the defaults.
@@ -138,6 +152,11 @@ func New(opts Options) (*Context, error) {
 	}
 	if opts.HTTPClient == nil {
 		opts.HTTPClient = &http.Client{}
+	}
+	if opts.HTTPClient.CheckRedirect == nil {
+		hc := *opts.HTTPClient
+		hc.CheckRedirect = sameHost
+		opts.HTTPClient = &hc
 	}
 	return &Context{opts: opts, api: &api{base: opts.APIURL, key: opts.APIKey, http: opts.HTTPClient}}, nil
 }
