@@ -95,6 +95,7 @@ func TestE2BReplica(t *testing.T) {
 	}
 	t.Setenv("E2B_API_KEY", key)
 	repoFlag(t)
+	sandboxFlag(t, s)
 }
 
 // repoFlag: --repo clones with GH_TOKEN's token, which is in no output,
