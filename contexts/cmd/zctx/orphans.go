@@ -51,7 +51,7 @@ func newClaim(dir string) (*claim, error) {
 		return nil, contexts.Errorf(contexts.ErrUnavailable, "claim: %v", err)
 	}
 	defer f.Close()
-	if _, err := fmt.Fprintf(f, "%d\n", os.Getpid()); err != nil {
+	if _, err := fmt.Fprintf(f, "%d %s\n", os.Getpid(), pidNamespace()); err != nil {
 		return nil, contexts.Errorf(contexts.ErrUnavailable, "claim: %v", err)
 	}
 	return c, nil
@@ -88,17 +88,31 @@ func stateTag(dir string, create bool) (string, error) {
 	return tag, nil
 }
 
+// pidNamespace names this process's pid namespace ("" where there is no
+// /proc): a claim's pid means something only in the namespace it was
+// written in.
+func pidNamespace() string {
+	ns, _ := os.Readlink("/proc/self/ns/pid")
+	return ns
+}
+
 // claimed reports whether claim id is held by a zctx that still runs. A
-// pid that was reused keeps the container: wrongly kept beats wrongly
-// removed.
+// pid that was reused keeps the container, and so does a claim written
+// in another pid namespace (a zctx in a container sharing this state
+// directory), whose pid cannot be checked from here: wrongly kept beats
+// wrongly removed.
 func claimed(dir, id string) bool {
 	b, err := os.ReadFile(claimPath(dir, id))
 	if err != nil {
 		return false
 	}
-	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	pidText, ns, _ := strings.Cut(strings.TrimSpace(string(b)), " ")
+	pid, err := strconv.Atoi(pidText)
 	if err != nil || pid <= 0 {
 		return false
+	}
+	if ns != pidNamespace() {
+		return true
 	}
 	err = syscall.Kill(pid, 0)
 	return err == nil || errors.Is(err, syscall.EPERM)

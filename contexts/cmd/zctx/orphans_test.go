@@ -213,3 +213,67 @@ func TestSweepKeepsAContainerSavedDuringIt(t *testing.T) {
 		t.Errorf("the container of a handle saved during the sweep was removed (%v): %q", err, sweepErr.String())
 	}
 }
+
+// Attack: a zctx in another pid namespace (a container sharing this state
+// directory and daemon) claims its container with its own pid, which
+// names no process here: the next zctx took the claim for dead and
+// removed the container of a run still going. A real `zctx run` in a new
+// pid namespace (its pid set past this machine's pid_max), a real spawn
+// outside; the container seen through the private dockerd's API.
+func TestSweepKeepsAClaimFromAnotherPidNamespace(t *testing.T) {
+	if os.Getuid() != 0 {
+		t.Skip("needs root for a pid namespace")
+	}
+	d := privateDocker(t)
+	dir := setup(t)
+	state := os.Getenv("ZCTX_STATE_DIR")
+	bin := filepath.Join(t.TempDir(), "zctx")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	base := []string{"--context", "docker", "--docker-host", d.Host, "--image", dockertest.Image}
+	inner := "echo 3999990 > /proc/sys/kernel/ns_last_pid; \"$0\" \"$@\" & wait"
+	cmd := exec.Command("unshare", append(append([]string{"--pid", "--fork", "--kill-child", "--mount-proc", "sh", "-c", inner, bin, "run"}, base...),
+		"--", "sh", "-c", "echo up; exec sleep 1000")...)
+	cmd.Dir, cmd.Env = dir, os.Environ()
+	out, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	if line, _ := bufio.NewReader(out).ReadString('\n'); line != "up\n" {
+		t.Fatalf("zctx run in a pid namespace did not start its command: %q", line)
+	}
+	claims, _ := filepath.Glob(filepath.Join(state, ".claim-*"))
+	if len(claims) != 1 {
+		t.Fatalf("claims: %q", claims)
+	}
+	if b, _ := os.ReadFile(claims[0]); !strings.HasPrefix(string(b), "399999") {
+		t.Fatalf("the claim %q does not name the pid set in the namespace", b)
+	}
+	cli, err := client.New(client.WithHost(d.Host))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cli.Close()
+	running := func() int {
+		res, err := cli.ContainerList(context.Background(), client.ContainerListOptions{
+			Filters: client.Filters{}.Add("label", labelState+"="+tag(t, state))})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(res.Items)
+	}
+	if n := running(); n != 1 {
+		t.Fatalf("containers of the run: %d", n)
+	}
+	code, sp, errs := zctx(t, "", append([]string{"spawn"}, base...)...)
+	var h struct{ ID string }
+	if code != 0 || json.Unmarshal([]byte(sp), &h) != nil {
+		t.Fatalf("spawn: %d %q %q", code, sp, errs)
+	}
+	defer zctx(t, "", "destroy", h.ID)
+	if n := running(); n != 2 || strings.Contains(errs, "removed the container") {
+		t.Errorf("after the next zctx: %d containers, stderr %q; want the live run's kept", n, errs)
+	}
+}
