@@ -32,24 +32,9 @@ func TestSIGKILLedZctxLeavesNoContainer(t *testing.T) {
 	d := privateDocker(t)
 	dir := filepath.Join(setup(t))
 	state := os.Getenv("ZCTX_STATE_DIR")
-	bin := filepath.Join(t.TempDir(), "zctx")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := buildZctx(t)
 	base := []string{"--context", "docker", "--docker-host", d.Host, "--image", dockertest.Image}
-	start := func() *exec.Cmd {
-		cmd := exec.Command(bin, append(append([]string{"run"}, base...), "--", "sh", "-c", "echo up; exec sleep 1000")...)
-		cmd.Dir, cmd.Env = dir, os.Environ()
-		out, _ := cmd.StdoutPipe()
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-		if line, _ := bufio.NewReader(out).ReadString('\n'); line != "up\n" {
-			t.Fatalf("zctx run did not start its command: %q", line)
-		}
-		return cmd
-	}
+	start := func() *exec.Cmd { return startRun(t, dir, append([]string{bin, "run"}, base...)) }
 	a, b := start(), start()
 	cli, err := client.New(client.WithHost(d.Host))
 	if err != nil {
@@ -97,6 +82,34 @@ func TestSIGKILLedZctxLeavesNoContainer(t *testing.T) {
 	if claims, _ := filepath.Glob(filepath.Join(state, ".claim-*")); len(claims) != 0 {
 		t.Errorf("claims left: %q", claims)
 	}
+}
+
+// buildZctx builds zctx, for tests that need it as its own process.
+func buildZctx(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "zctx")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// startRun starts argv (a zctx run, flags and all) in dir with a command
+// that says "up" and sleeps, and returns once it has said it; the
+// process is killed at the test's end.
+func startRun(t *testing.T, dir string, argv []string) *exec.Cmd {
+	t.Helper()
+	cmd := exec.Command(argv[0], append(argv[1:], "--", "sh", "-c", "echo up; exec sleep 1000")...)
+	cmd.Dir, cmd.Env = dir, os.Environ()
+	out, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	if line, _ := bufio.NewReader(out).ReadString('\n'); line != "up\n" {
+		t.Fatalf("%q did not start its command: %q", argv, line)
+	}
+	return cmd
 }
 
 func tag(t *testing.T, state string) string {
@@ -227,23 +240,10 @@ func TestSweepKeepsAClaimFromAnotherPidNamespace(t *testing.T) {
 	d := privateDocker(t)
 	dir := setup(t)
 	state := os.Getenv("ZCTX_STATE_DIR")
-	bin := filepath.Join(t.TempDir(), "zctx")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := buildZctx(t)
 	base := []string{"--context", "docker", "--docker-host", d.Host, "--image", dockertest.Image}
 	inner := "echo 3999990 > /proc/sys/kernel/ns_last_pid; \"$0\" \"$@\" & wait"
-	cmd := exec.Command("unshare", append(append([]string{"--pid", "--fork", "--kill-child", "--mount-proc", "sh", "-c", inner, bin, "run"}, base...),
-		"--", "sh", "-c", "echo up; exec sleep 1000")...)
-	cmd.Dir, cmd.Env = dir, os.Environ()
-	out, _ := cmd.StdoutPipe()
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	if line, _ := bufio.NewReader(out).ReadString('\n'); line != "up\n" {
-		t.Fatalf("zctx run in a pid namespace did not start its command: %q", line)
-	}
+	startRun(t, dir, append([]string{"unshare", "--pid", "--fork", "--kill-child", "--mount-proc", "sh", "-c", inner, bin, "run"}, base...))
 	claims, _ := filepath.Glob(filepath.Join(state, ".claim-*"))
 	if len(claims) != 1 {
 		t.Fatalf("claims: %q", claims)
