@@ -160,8 +160,9 @@ func (c *Context) needKey() error {
 }
 
 // apiErr maps a generated client's error to a sentinel with a fix. The
-// message has the status and the service's message, never a header.
-func apiErr(what string, res *http.Response, err error) error {
+// message has the status and the service's message, with the key
+// redacted (a proxy's error page may echo the request's headers).
+func (c *Context) apiErr(what string, res *http.Response, err error) error {
 	if err == nil {
 		return nil
 	}
@@ -178,13 +179,13 @@ func apiErr(what string, res *http.Response, err error) error {
 	} else if errors.As(err, &te) {
 		body = te.Body()
 	}
-	if b := strings.TrimSpace(string(body)); b != "" {
+	if b := strings.TrimSpace(remote.Redact(string(body), c.opts.APIKey)); b != "" {
 		if len(b) > 300 {
 			b = b[:300] + "…"
 		}
 		msg += ": " + b
 	}
-	full := "daytona: " + what + ": " + msg
+	full := "daytona: " + what + ": " + remote.Redact(msg, c.opts.APIKey)
 	switch {
 	case status == http.StatusUnauthorized || status == http.StatusForbidden:
 		return contexts.Errorf(contexts.ErrUnavailable, "%s", full).WithHint("set DAYTONA_API_KEY to a valid key (it is never printed)")
@@ -255,7 +256,7 @@ func (c *Context) acquire(ctx context.Context, cfg contexts.SpawnConfig, sandbox
 	if id := c.opts.SandboxID; id != "" {
 		sb, res, err := c.api.SandboxAPI.GetSandbox(ctx, id).Execute()
 		if err != nil {
-			err = apiErr("get sandbox "+id, res, err)
+			err = c.apiErr("get sandbox "+id, res, err)
 			if errors.Is(err, contexts.ErrNotFound) {
 				return nil, false, contexts.Errorf(contexts.ErrNotFound, "daytona: no sandbox %q", id).WithHint("a sandbox kept with --sandbox-on-destroy pause (stop) can be attached to; a deleted one is gone")
 			}
@@ -267,7 +268,7 @@ func (c *Context) acquire(ctx context.Context, cfg contexts.SpawnConfig, sandbox
 					WithHint("set ownAttached to let the provider delete it and create one from " + c.opts.Snapshot)
 			}
 			if _, res, err := c.api.SandboxAPI.DeleteSandbox(ctx, id).Execute(); err != nil {
-				return nil, false, apiErr("delete sandbox "+id, res, err)
+				return nil, false, c.apiErr("delete sandbox "+id, res, err)
 			}
 			return c.create(ctx, cfg, sandboxConfig)
 		}
@@ -285,7 +286,7 @@ func (c *Context) resume(ctx context.Context, sb *apiclient.Sandbox) (*apiclient
 		return sb, nil
 	case apiclient.SANDBOXSTATE_STOPPED, apiclient.SANDBOXSTATE_ARCHIVED:
 		if _, res, err := c.api.SandboxAPI.StartSandbox(ctx, sb.Id).Execute(); err != nil {
-			return nil, apiErr("start sandbox "+sb.Id, res, err)
+			return nil, c.apiErr("start sandbox "+sb.Id, res, err)
 		}
 	}
 	return c.waitStarted(ctx, sb.Id)
@@ -306,7 +307,7 @@ func (c *Context) create(ctx context.Context, cfg contexts.SpawnConfig, sandboxC
 	}
 	sb, res, err := c.api.SandboxAPI.CreateSandbox(ctx).CreateSandbox(*params).Execute()
 	if err != nil {
-		return nil, false, apiErr("create sandbox", res, err)
+		return nil, false, c.apiErr("create sandbox", res, err)
 	}
 	started, err := c.waitStarted(ctx, sb.Id)
 	if err != nil {
@@ -324,7 +325,7 @@ func (c *Context) waitStarted(ctx context.Context, id string) (*apiclient.Sandbo
 	for delay := 100 * time.Millisecond; ; delay = min(delay*2, time.Second) {
 		sb, res, err := c.api.SandboxAPI.GetSandbox(deadline, id).Execute()
 		if err != nil {
-			return nil, apiErr("get sandbox "+id, res, err)
+			return nil, c.apiErr("get sandbox "+id, res, err)
 		}
 		switch sb.GetState() {
 		case apiclient.SANDBOXSTATE_STARTED:
@@ -360,7 +361,7 @@ func (c *Context) List(ctx context.Context, match map[string]string) ([]Sandbox,
 	}
 	list, res, err := req.Execute()
 	if err != nil {
-		return nil, apiErr("list sandboxes", res, err)
+		return nil, c.apiErr("list sandboxes", res, err)
 	}
 	out := make([]Sandbox, 0, len(list.Items))
 	for _, it := range list.Items {
@@ -381,7 +382,7 @@ func (c *Context) Attach(ctx context.Context, st contexts.State) (contexts.Handl
 	id := st.Extra["sandbox"]
 	sb, res, err := c.api.SandboxAPI.GetSandbox(ctx, id).Execute()
 	if err != nil {
-		return nil, apiErr("get sandbox "+id, res, err)
+		return nil, c.apiErr("get sandbox "+id, res, err)
 	}
 	// Suspended while idle: the next command resumes it, as the seeds'
 	// apps do with the next message.
@@ -412,7 +413,7 @@ func (h *Handle) execute(ctx context.Context, command string, timeout time.Durat
 		return contexts.Result{ExitCode: contexts.ExitTimeout, TimedOut: true}, nil
 	}
 	if err != nil {
-		return contexts.Result{}, apiErr("execute in sandbox "+h.sandbox, res, err)
+		return contexts.Result{}, h.c.apiErr("execute in sandbox "+h.sandbox, res, err)
 	}
 	var code *int
 	if out.ExitCode != nil {
@@ -518,7 +519,7 @@ func (h *Handle) Destroy(ctx context.Context) error {
 		}
 	}
 	if err != nil {
-		return apiErr(h.c.opts.OnDestroy+" sandbox "+id, res, err)
+		return h.c.apiErr(h.c.opts.OnDestroy+" sandbox "+id, res, err)
 	}
 	if h.c.opts.OnDestroy != "delete" && h.c.opts.OnDestroy != "kill" {
 		h.kept = id

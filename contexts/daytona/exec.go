@@ -36,8 +36,11 @@ type Handle struct {
 
 // wrapper runs "$@" with stdin from $4, stdout to $2, stderr to $3, in
 // $1, marked with $5 (shell.Mark), after exporting the KEY=VALUE words
-// up to "--". Every variable part is a positional argument.
+// up to "--". Every variable part is a positional argument. The stdin
+// file goes as soon as it is open: it may hold a secret (a clone's
+// token), which must not sit in the sandbox while the command runs.
 const wrapper = `exec < "$4" > "$2" 2> "$3"
+[ "$4" = /dev/null ] || rm -f -- "$4"
 cd -- "$1" || exit 1
 export ` + shell.Mark + `="$5"
 shift 5
@@ -73,7 +76,7 @@ func (h *Handle) session(ctx context.Context) error {
 	}
 	res, err := h.tb.ProcessAPI.CreateSession(ctx).Request(*toolbox.NewCreateSessionRequest(h.sessionID())).Execute()
 	if err != nil && (res == nil || res.StatusCode != http.StatusConflict) {
-		return apiErr("create session in sandbox "+h.sandbox, res, err)
+		return h.c.apiErr("create session in sandbox "+h.sandbox, res, err)
 	}
 	h.sessionOK = true
 	return nil
@@ -125,7 +128,7 @@ func (h *Handle) begin(ctx context.Context, cmd contexts.Cmd) (*run, []string, e
 	req.SetRunAsync(true)
 	resp, res, err := h.tb.ProcessAPI.SessionExecuteCommand(ctx, h.sessionID()).Request(*req).Execute()
 	if err != nil {
-		return nil, nil, apiErr("exec in sandbox "+h.sandbox, res, err)
+		return nil, nil, h.c.apiErr("exec in sandbox "+h.sandbox, res, err)
 	}
 	r.cmdID = resp.CmdId
 	return r, argv, nil
@@ -135,7 +138,7 @@ func (h *Handle) begin(ctx context.Context, cmd contexts.Cmd) (*run, []string, e
 func (r *run) exitCode(ctx context.Context) (*int32, error) {
 	c, res, err := r.h.tb.ProcessAPI.GetSessionCommand(ctx, r.h.sessionID(), r.cmdID).Execute()
 	if err != nil {
-		return nil, apiErr("command status in sandbox "+r.h.sandbox, res, err)
+		return nil, r.h.c.apiErr("command status in sandbox "+r.h.sandbox, res, err)
 	}
 	return c.ExitCode, nil
 }
@@ -301,13 +304,13 @@ func (h *Handle) upload(ctx context.Context, p string, data []byte) error {
 	}
 	f.Seek(0, io.SeekStart)
 	_, res, err := h.tb.FileSystemAPI.UploadFile(ctx).Path(p).File(f).Execute()
-	return apiErr("upload "+p+" to sandbox "+h.sandbox, res, err)
+	return h.c.apiErr("upload "+p+" to sandbox "+h.sandbox, res, err)
 }
 
 func (h *Handle) download(ctx context.Context, p string) ([]byte, error) {
 	f, res, err := h.tb.FileSystemAPI.DownloadFile(ctx).Path(p).Execute()
 	if err != nil {
-		return nil, apiErr("download "+p+" from sandbox "+h.sandbox, res, err)
+		return nil, h.c.apiErr("download "+p+" from sandbox "+h.sandbox, res, err)
 	}
 	if f == nil { // the generated client makes no file of an empty body
 		return []byte{}, nil
@@ -347,7 +350,7 @@ func (h *Handle) ListFiles(ctx context.Context, dir string) ([]contexts.FileInfo
 	}
 	list, res, err := h.tb.FileSystemAPI.ListFiles(ctx).Path(h.Abs(dir)).Execute()
 	if err != nil {
-		return nil, apiErr("list "+dir+" in sandbox "+h.sandbox, res, err)
+		return nil, h.c.apiErr("list "+dir+" in sandbox "+h.sandbox, res, err)
 	}
 	out := make([]contexts.FileInfo, 0, len(list))
 	for _, f := range list {

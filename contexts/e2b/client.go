@@ -17,6 +17,7 @@ import (
 
 	"github.com/zsandbox/zsandbox/contexts"
 	"github.com/zsandbox/zsandbox/contexts/e2b/internal/wire"
+	"github.com/zsandbox/zsandbox/contexts/internal/remote"
 )
 
 // api is the control plane: REST with the X-API-Key header. The key is
@@ -71,7 +72,7 @@ func (a *api) once(ctx context.Context, method, path string, body []byte, out an
 	defer res.Body.Close()
 	b, _ := io.ReadAll(io.LimitReader(res.Body, 1<<20))
 	if res.StatusCode/100 != 2 {
-		return res.StatusCode, apiErr(method, path, res.StatusCode, b)
+		return res.StatusCode, apiErr(method, path, res.StatusCode, b, a.key)
 	}
 	if out != nil && len(b) > 0 {
 		if err := json.Unmarshal(b, out); err != nil {
@@ -91,13 +92,15 @@ func scrub(err error) error {
 	return err
 }
 
-// apiErr maps a control-plane error to a sentinel with a fix.
-func apiErr(method, path string, status int, body []byte) error {
+// apiErr maps a control-plane error to a sentinel with a fix; the
+// secrets sent with the request are redacted from the body it quotes.
+func apiErr(method, path string, status int, body []byte, secrets ...string) error {
 	var e wire.APIError
 	msg := strings.TrimSpace(string(body))
 	if json.Unmarshal(body, &e) == nil && e.Message != "" {
 		msg = e.Message
 	}
+	msg = remote.Redact(msg, secrets...)
 	if len(msg) > 300 {
 		msg = msg[:300] + "…"
 	}
@@ -194,7 +197,7 @@ func (e *envd) httpDo(req *http.Request) (*http.Response, []byte, error) {
 		return nil, nil, contexts.Errorf(contexts.ErrUnavailable, "e2b: envd of sandbox %s: /files broke off: %v", e.sandboxID, err)
 	}
 	if res.StatusCode/100 != 2 {
-		return res, nil, apiErr(req.Method, "/files (envd of "+e.sandboxID+")", res.StatusCode, b)
+		return res, nil, apiErr(req.Method, "/files (envd of "+e.sandboxID+")", res.StatusCode, b, e.token)
 	}
 	return res, b, nil
 }

@@ -22,6 +22,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -104,6 +105,22 @@ type Context struct {
 	api  *api
 }
 
+// sameHost follows a redirect only to the same host and scheme: Go's
+// client drops Authorization past another host, not E2B's X-API-Key or
+// envd's X-Access-Token, which would go along to wherever the redirect
+// points (or in clear text, to http://).
+func sameHost(req *http.Request, via []*http.Request) error {
+	if req.URL.Host != via[0].URL.Host || req.URL.Scheme != via[0].URL.Scheme {
+		return fmt.Errorf("a redirect to %s://%s is not followed: it would carry the API key", req.URL.Scheme, req.URL.Host)
+	}
+	if len(via) >= 10 {
+		return errors.New("stopped after 10 redirects")
+	}
+	return nil
+}
+
+var sandboxID = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$`)
+
 // New checks opts and fills in the defaults.
 func New(opts Options) (*Context, error) {
 	opts.APIKey = remote.FirstOf(opts.APIKey, os.Getenv("E2B_API_KEY"))
@@ -120,6 +137,11 @@ func New(opts Options) (*Context, error) {
 	default:
 		return nil, contexts.Errorf(contexts.ErrUsage, "e2b: --sandbox-on-destroy %q: must be kill, pause or leave", opts.OnDestroy)
 	}
+	// The id goes into the API's URL path and envd's host name as it is:
+	// "ID/pause?" would pause ID instead of attaching to it.
+	if opts.SandboxID != "" && !sandboxID.MatchString(opts.SandboxID) {
+		return nil, contexts.Errorf(contexts.ErrUsage, "e2b: --sandbox %q: not a sandbox id (letters, digits, - and _)", opts.SandboxID)
+	}
 	if opts.AutoResume && !opts.AutoPause {
 		return nil, contexts.Errorf(contexts.ErrUsage, "e2b: AutoResume needs AutoPause (only a paused sandbox resumes)")
 	}
@@ -130,6 +152,11 @@ func New(opts Options) (*Context, error) {
 	}
 	if opts.HTTPClient == nil {
 		opts.HTTPClient = &http.Client{}
+	}
+	if opts.HTTPClient.CheckRedirect == nil {
+		hc := *opts.HTTPClient
+		hc.CheckRedirect = sameHost
+		opts.HTTPClient = &hc
 	}
 	return &Context{opts: opts, api: &api{base: opts.APIURL, key: opts.APIKey, http: opts.HTTPClient}}, nil
 }

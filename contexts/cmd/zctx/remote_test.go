@@ -95,6 +95,7 @@ func TestE2BReplica(t *testing.T) {
 	}
 	t.Setenv("E2B_API_KEY", key)
 	repoFlag(t)
+	sandboxFlag(t, s)
 }
 
 // repoFlag: --repo clones with GH_TOKEN's token, which is in no output,
@@ -127,6 +128,12 @@ func repoFlag(t *testing.T) {
 	code, _, errs := zctx(t, "", append(append([]string{"run"}, repo...), "--env", "FAKE_GIT_FAIL=1", "--", "true")...)
 	if code != 127 || !strings.Contains(errs, "zctx: error:") || !strings.Contains(errs, "exited 128") || strings.Contains(errs, tok) {
 		t.Errorf("failing clone: %d %q; want 127 and an error without the token", code, errs)
+	}
+	// Attack: a --repo with a token in it that does not parse (a bad
+	// escape) was quoted whole in the error.
+	code, _, errs = zctx(t, "", "run", "--context", "e2b", "--repo", "https://x-access-token:"+tok+"@github.com/acme/%zz", "--", "true")
+	if code != 2 || !strings.Contains(errs, "zctx: error:") || strings.Contains(errs, tok) {
+		t.Errorf("--repo with a token and a bad escape: %d %q; want 2 and an error without the token", code, errs)
 	}
 }
 

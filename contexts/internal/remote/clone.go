@@ -115,21 +115,34 @@ func hasPassword(u *url.URL) bool {
 	return set
 }
 
-// redactURL drops the user part of a URL that carries one.
+// redactURL drops the user part of a URL that carries one — also of one
+// that does not parse (a bad escape, a space in the host) or has no
+// authority (user:token@host:path), where it is all up to the last @.
 func redactURL(s string) string {
 	if u, err := url.Parse(s); err == nil && u.User != nil {
 		u.User = url.User("REDACTED")
 		return u.String()
+	}
+	if at := strings.LastIndex(s, "@"); at >= 0 {
+		scheme, _, found := strings.Cut(s[:at], "://")
+		if !found {
+			scheme = ""
+		} else {
+			scheme += "://"
+		}
+		return scheme + "REDACTED" + s[at:]
 	}
 	return s
 }
 
 // cloneScript clones $3 into $2 (branch $4), with the header read from
 // stdin given to git as GIT_CONFIG_VALUE_0 for http.$1.extraheader: the
-// token is in no argv, no file and no other command's environment.
+// token is in no argv, no file and no other command's environment. With
+// a header git follows no redirect: past one it sends every later
+// request, header and all, to wherever the redirect pointed.
 const cloneScript = `IFS= read -r zctx_auth || :
 [ -e "$2/.git" ] && exit 0
-if [ -n "$zctx_auth" ]; then export GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0="http.$1.extraheader" GIT_CONFIG_VALUE_0="$zctx_auth"; fi
+if [ -n "$zctx_auth" ]; then export GIT_CONFIG_COUNT=2 GIT_CONFIG_KEY_0="http.$1.extraheader" GIT_CONFIG_VALUE_0="$zctx_auth" GIT_CONFIG_KEY_1=http.followRedirects GIT_CONFIG_VALUE_1=false; fi
 unset zctx_auth
 export GIT_TERMINAL_PROMPT=0
 if [ -n "$4" ]; then exec git clone --branch "$4" -- "$3" "$2"; fi
@@ -158,31 +171,34 @@ func (c *Clone) Run(ctx context.Context, kind, cwd string, l Lookup, execute fun
 	if token != "" {
 		header = Authorization(token)
 	}
-	scrub := strings.NewReplacer(token, "[token]", base64.StdEncoding.EncodeToString([]byte(GitUser+":"+token)), "[token]")
-	if token == "" {
-		scrub = strings.NewReplacer()
+	var secrets []string
+	if token != "" {
+		secrets = []string{token, base64.StdEncoding.EncodeToString([]byte(GitUser + ":" + token))}
 	}
+	// Redacted before Tail cuts: a cut through the token would keep its end.
+	scrub := func(b []byte) string { return Tail([]byte(Redact(string(b), secrets...))) }
 	prefix := u.Scheme + "://" + u.Host + "/"
 	r, err := execute(ctx, contexts.Cmd{Args: []string{"/bin/sh", "-c", cloneScript, "sh", prefix, dir, c.URL, c.Branch},
 		Stdin: strings.NewReader(header + "\n"), Timeout: PregameTimeout})
 	if err != nil {
-		return "", contexts.Errorf(contexts.ErrUnavailable, "%s: git clone %s: %s", kind, c.URL, scrub.Replace(err.Error()))
+		return "", contexts.Errorf(contexts.ErrUnavailable, "%s: git clone %s: %s", kind, c.URL, scrub([]byte(err.Error())))
 	}
 	if r.ExitCode != 0 {
-		hint := "check the URL and the token (gitToken, GH_TOKEN or GITHUB_TOKEN for github.com, or gh auth login); it is never printed"
+		hint := "check the URL and the token (gitToken, GH_TOKEN or GITHUB_TOKEN for github.com, or gh auth login); it is never printed; " +
+			"with a token no redirect is followed (it would take the token along): give the URL the repository moved to"
 		if token == "" {
 			hint = "no token was found: set the clone's Token, GH_TOKEN or GITHUB_TOKEN (github.com), or run gh auth login"
 		}
 		return "", contexts.Errorf(contexts.ErrUnavailable, "%s: git clone %s exited %d: %s", kind, c.URL, r.ExitCode,
-			scrub.Replace(Tail(append(r.Stderr, r.Stdout...)))).WithHint(hint)
+			scrub(append(r.Stderr, r.Stdout...))).WithHint(hint)
 	}
 	if c.StoreToken && token != "" {
 		line := u.Scheme + "://" + url.UserPassword(GitUser, token).String() + "@" + u.Host + "\n"
 		r, err := execute(ctx, contexts.Cmd{Args: []string{"/bin/sh", "-c", storeScript}, Stdin: strings.NewReader(line), Timeout: time.Minute})
 		if err == nil && r.ExitCode != 0 {
-			err = contexts.Errorf(contexts.ErrUnavailable, "%s: storing the git token exited %d: %s", kind, r.ExitCode, scrub.Replace(Tail(append(r.Stderr, r.Stdout...))))
+			err = contexts.Errorf(contexts.ErrUnavailable, "%s: storing the git token exited %d: %s", kind, r.ExitCode, scrub(append(r.Stderr, r.Stdout...)))
 		} else if err != nil {
-			err = contexts.Errorf(contexts.ErrUnavailable, "%s: storing the git token: %s", kind, scrub.Replace(err.Error()))
+			err = contexts.Errorf(contexts.ErrUnavailable, "%s: storing the git token: %s", kind, scrub([]byte(err.Error())))
 		}
 		if err != nil {
 			return "", err

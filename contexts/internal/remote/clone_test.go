@@ -45,6 +45,9 @@ func TestClonePlanToken(t *testing.T) {
 func TestClonePlanRefuses(t *testing.T) {
 	for _, c := range []Clone{
 		{URL: "https://user:hunter2secret@github.com/o/r"}, {URL: "github.com/o/r"}, {URL: "git@github.com:o/r"},
+		// Attack: a URL with credentials that does not parse was quoted whole.
+		{URL: "https://user:hunter2secret@github.com/o/%zz"}, {URL: "https://hunter2secret@git hub.com/o/r"},
+		{URL: "user:hunter2secret@github.com:o/r"},
 		{URL: "http://example.com/o/r", Token: "t"}, {URL: "https://github.com/"},
 	} {
 		_, _, _, err := c.Plan(context.Background(), "e2b", "/w", lookup(nil, ""))

@@ -68,6 +68,18 @@ func Tail(b []byte) string {
 	return s
 }
 
+// Redact replaces each secret (an API key, a token) in s: a service's or
+// a proxy's error body may echo the request's headers, and an error
+// quotes that body.
+func Redact(s string, secrets ...string) string {
+	for _, v := range secrets {
+		if v != "" {
+			s = strings.ReplaceAll(s, v, "[redacted]")
+		}
+	}
+	return s
+}
+
 // FirstOf returns the first value that is set.
 func FirstOf(vals ...string) string {
 	for _, v := range vals {
