@@ -1,10 +1,16 @@
 //go:build linux
 
-// Package probe is the one probe of the real sandbox tests of landlock/
-// and alone/: a child restricted (or not, for the control run) tries
-// probes named "op:arg[:arg]" and prints "probe -> outcome" lines, which
-// the parent reads with Parse. Each probe is one raw system call or a few,
-// so nothing hops to another thread. Only tests import it.
+// Package probe is the one probe program of the real sandbox tests: a
+// test binary turns into it in a child that is restricted (or not, for the
+// control run), tries what the sandbox must stop, and prints the outcome
+// for the parent, which judges the effect from outside. landlock/ and
+// alone/ try probes named "op:arg[:arg]" and read "probe -> outcome" lines
+// with Parse; seccomp/ runs one named system call under a filter
+// (Syscall); e2e/ runs Attack inside the real zsandbox (a socket to reach,
+// a file to write, a process to kill or trace, a named system call, io_uring
+// and ptrace ways round the filter, a rename race). Each probe is one raw
+// system call or a few, so nothing hops to another thread. Only tests
+// import it.
 package probe
 
 import (
