@@ -40,15 +40,7 @@ func newHostSockets(t *testing.T, f *aloneFixture) *hostSockets {
 	os.Chmod(h.unixPath, 0o777)
 	t.Cleanup(func() { pc.Close(); ul.Close() })
 	h.udpPort = pc.LocalAddr().(*net.UDPAddr).Port
-	go func() {
-		buf := make([]byte, 64)
-		for {
-			if _, _, err := pc.ReadFrom(buf); err != nil {
-				return
-			}
-			h.udpHits.Add(1)
-		}
-	}()
+	go harness.Receive(pc, &h.udpHits)
 	go harness.Accept(ul, &h.unixHits)
 	return h
 }

@@ -28,7 +28,7 @@ func aloneBinary(t *testing.T) string {
 	if p := os.Getenv("ZSANDBOX_ALONE_BIN"); p != "" {
 		return p
 	}
-	p, err := harness.Build(t, "alone", []string{"CGO_ENABLED=1"}, "build", "./testdata/child")
+	p, err := harness.Build("alone", []string{"CGO_ENABLED=1"}, "build", "./testdata/child")
 	if err != nil {
 		err = fmt.Errorf("%v (needs cgo and libseccomp)", err)
 		if os.Getenv("ZSANDBOX_MUST_ENFORCE") == "1" {

@@ -155,13 +155,13 @@ func TestAllowlistReachable(t *testing.T) {
 
 		r := e.allowRun(fmt.Sprintf("curl -m 10 -sSf http://web.allow.test:%d/hello", wp), flags...)
 		mustSucceed(t, r, "curl http through the proxy")
-		if !strings.Contains(r.stdout, "allowlist-ok host=web.allow.test") {
-			t.Errorf("curl http: got %q", r.stdout)
+		if !strings.Contains(r.Stdout, "allowlist-ok host=web.allow.test") {
+			t.Errorf("curl http: got %q", r.Stdout)
 		}
 		r = e.allowRun(fmt.Sprintf("curl -m 10 -sSf --cacert %s https://secure.allow.test:%d/hello", ca, sp), flags...)
 		mustSucceed(t, r, "curl https through CONNECT, verified with the test CA")
-		if !strings.Contains(r.stdout, "allowlist-ok") {
-			t.Errorf("curl https: got %q", r.stdout)
+		if !strings.Contains(r.Stdout, "allowlist-ok") {
+			t.Errorf("curl https: got %q", r.Stdout)
 		}
 		r = e.allowRun(fmt.Sprintf("curl -m 10 -sSf -x socks5h://127.0.0.1:3128 http://web.allow.test:%d/hello", wp), flags...)
 		mustSucceed(t, r, "curl through SOCKS5 with a host name")
@@ -171,28 +171,28 @@ ctx = ssl.create_default_context(cafile=%q)
 print(urllib.request.urlopen("https://secure.allow.test:%d/hello", context=ctx).read().decode())`, wp, ca, sp)
 		r = e.allowRun("/usr/bin/python3 -c '"+py+"'", flags...)
 		mustSucceed(t, r, "python urllib http and https")
-		if strings.Count(r.stdout, "allowlist-ok") != 2 {
-			t.Errorf("python: got %q", r.stdout)
+		if strings.Count(r.Stdout, "allowlist-ok") != 2 {
+			t.Errorf("python: got %q", r.Stdout)
 		}
 		r = e.allowRun(fmt.Sprintf("git clone -q http://web.allow.test:%d/git/repo.git clone && git -C clone log --format=%%s", wp), flags...)
 		mustSucceed(t, r, "git clone over dumb HTTP")
-		if !strings.Contains(r.stdout, "allowlist-commit") {
-			t.Errorf("git clone: got %q", r.stdout)
+		if !strings.Contains(r.Stdout, "allowlist-commit") {
+			t.Errorf("git clone: got %q", r.Stdout)
 		}
 		r = e.allowRun(fmt.Sprintf("GIT_TRACE_CURL_NO_DATA=1 git clone -q http://web.allow.test:%d/smart/repo.git smart && git -C smart log --format=%%s", wp), flags...)
 		mustSucceed(t, r, "git clone over smart HTTP (git http-backend)")
-		if !strings.Contains(r.stdout, "allowlist-commit") {
-			t.Errorf("git clone (smart): got %q", r.stdout)
+		if !strings.Contains(r.Stdout, "allowlist-commit") {
+			t.Errorf("git clone (smart): got %q", r.Stdout)
 		}
 		// node 20's fetch ignores the proxy variables (see
 		// TestAllowlistNodeFetch); its http module speaks to the proxy.
 		js := fmt.Sprintf(`require("http").get({host: "127.0.0.1", port: 3128, path: "http://web.allow.test:%d/hello", headers: {host: "web.allow.test:%d"}}, r => r.pipe(process.stdout))`, wp, wp)
 		r = e.allowRun("node -e '"+js+"'", flags...)
 		mustSucceed(t, r, "node http through the proxy")
-		if !strings.Contains(r.stdout, "allowlist-ok") {
-			t.Errorf("node: got %q", r.stdout)
+		if !strings.Contains(r.Stdout, "allowlist-ok") {
+			t.Errorf("node: got %q", r.Stdout)
 		}
-		if strings.Contains(r.stderr, "zsandbox: hint: blocked") {
+		if strings.Contains(r.Stderr, "zsandbox: hint: blocked") {
 			t.Errorf("a run with nothing refused printed a block hint:\n%s", r)
 		}
 	})
@@ -206,7 +206,7 @@ func TestAllowlistNodeFetch(t *testing.T) {
 		web := startWeb(t, nil, "")
 		js := fmt.Sprintf(`fetch("http://web.allow.test:%d/hello").then(r => r.text()).then(console.log)`, web.port)
 		r := e.allowRun("NODE_USE_ENV_PROXY=1 node -e '"+js+"'", "--allow-domain", "web.allow.test", "--allow-domain", web.addr())
-		if r.code == 0 && strings.Contains(r.stdout, "allowlist-ok") {
+		if r.Code == 0 && strings.Contains(r.Stdout, "allowlist-ok") {
 			t.Logf("node fetch honours the proxy variables here")
 			return
 		}
@@ -249,7 +249,7 @@ func TestAllowlistRefused(t *testing.T) {
 		for _, c := range cases {
 			r := e.allowRun(c.script, flags...)
 			mustFail(t, r, c.what)
-			if c.stderr != "" && !strings.Contains(r.stderr, c.stderr) {
+			if c.stderr != "" && !strings.Contains(r.Stderr, c.stderr) {
 				t.Errorf("%s: stderr lacks %q\n%s", c.what, c.stderr, r)
 			}
 		}
@@ -271,7 +271,7 @@ func TestAllowlistRebinding(t *testing.T) {
 	each(t, func(t *testing.T, e *env) {
 		web := startWeb(t, nil, "")
 		r := e.allowRun(fmt.Sprintf("curl -m 10 -sS http://web.allow.test:%d/hello", web.port), "--allow-domain", "web.allow.test")
-		if !strings.Contains(r.stdout, "a loopback address (allow it explicitly with --allow-domain 127.0.0.1)") {
+		if !strings.Contains(r.Stdout, "a loopback address (allow it explicitly with --allow-domain 127.0.0.1)") {
 			t.Errorf("rebinding refusal: 403 body does not explain\n%s", r)
 		}
 		web.quiet(t, "a name that resolves to loopback")
@@ -292,7 +292,7 @@ func TestAllowlistHostLoopback(t *testing.T) {
 		web.quiet(t, "a host loopback address without an allow entry naming it")
 		r = e.allowRun(`printf 'no_proxy=%s\n' "${no_proxy-unset}"; curl -m 10 -sSf `+url, "--allow-domain", web.addr())
 		mustSucceed(t, r, "curl to the allowed host loopback address")
-		if !strings.Contains(r.stdout, "no_proxy=unset") {
+		if !strings.Contains(r.Stdout, "no_proxy=unset") {
 			t.Errorf("an allowed loopback address must not be in NO_PROXY\n%s", r)
 		}
 		if n := web.hits.Load(); n != 1 {
@@ -306,7 +306,7 @@ func TestAllowlistHint(t *testing.T) {
 	each(t, func(t *testing.T, e *env) {
 		r := e.allowRun("curl -m 10 -s http://denied.test:81/; curl -m 10 -s http://denied.test:81/; curl -m 10 -s https://pypi.org/; exit 3", "--allow-domain", "web.allow.test")
 		want := "zsandbox: hint: blocked network access to denied.test:81, pypi.org:443; add --allow-domain HOST to allow\n"
-		if r.code != 3 || !strings.Contains(r.stderr, want) {
+		if r.Code != 3 || !strings.Contains(r.Stderr, want) {
 			t.Errorf("want exit 3 and the hint %q\n%s", want, r)
 		}
 	})
@@ -346,7 +346,7 @@ func TestAllowlistProxyFailure(t *testing.T) {
 		cmd := e.command(e.proj, "exec", "--allow-domain", "web.allow.test", "--", "touch", marker)
 		cmd.Env = append(cmd.Env, "ZSANDBOX_TEST_NETNS_FAIL=1")
 		r := e.collect(cmd)
-		if r.code != 127 || !strings.Contains(r.stderr, "zsandbox: error: network namespace: ") {
+		if r.Code != 127 || !strings.Contains(r.Stderr, "zsandbox: error: network namespace: ") {
 			t.Errorf("want exit 127 and a network namespace error\n%s", r)
 		}
 		harness.MustNotExist(t, marker)
@@ -386,8 +386,8 @@ func TestAllowlistTCPTunnel(t *testing.T) {
 		}
 		r := e.allowRun("/usr/bin/python3 "+script+" echo.allow.test:"+port, "--allow-domain", "echo.allow.test", "--allow-domain", echo.addr)
 		mustSucceed(t, r, "raw TCP through CONNECT")
-		if !strings.Contains(r.stdout, "echo-through-the-tunnel") {
-			t.Errorf("echo through the tunnel: got %q", r.stdout)
+		if !strings.Contains(r.Stdout, "echo-through-the-tunnel") {
+			t.Errorf("echo through the tunnel: got %q", r.Stdout)
 		}
 		echo.hits.Store(0)
 		r = e.allowRun("/usr/bin/python3 "+script+" denied.test:"+port, "--allow-domain", "echo.allow.test", "--allow-domain", echo.addr)
@@ -420,20 +420,20 @@ func TestAllowlistSocketFamilies(t *testing.T) {
 		}
 		r := e.allowRun("/usr/bin/python3 "+script, "--allow-domain", "web.allow.test")
 		mustSucceed(t, r, "the socket probe")
-		for _, line := range strings.Split(strings.TrimSpace(r.stdout), "\n") {
+		for _, line := range strings.Split(strings.TrimSpace(r.Stdout), "\n") {
 			if !strings.HasSuffix(line, " 1") {
 				t.Errorf("under the allowlist, socket(%s): want EPERM (1) from the filter\n%s", line, r)
 			}
 		}
 		ctl := e.allowRun("/usr/bin/python3 "+script, "--network", "allow")
-		if !strings.Contains(ctl.stdout, "alg 97") && !strings.Contains(ctl.stdout, "alg 0") {
+		if !strings.Contains(ctl.Stdout, "alg 97") && !strings.Contains(ctl.Stdout, "alg 0") {
 			t.Errorf("control (--network allow): AF_ALG should get the kernel's answer, not EPERM\n%s", ctl)
 		}
-		if !strings.Contains(ctl.stdout, "uevent 0") {
+		if !strings.Contains(ctl.Stdout, "uevent 0") {
 			t.Errorf("control (--network allow): a uevent netlink socket should be made\n%s", ctl)
 		}
 		r = e.allowRun(`exec /usr/bin/python3 -c 'import socket; socket.socket(socket.AF_INET, socket.SOCK_STREAM).close(); socket.socket(socket.AF_INET6, socket.SOCK_DGRAM).close(); socket.socket(16, socket.SOCK_RAW, 0).close(); socket.getaddrinfo("localhost", 80); print("ip-ok")'`, "--allow-domain", "web.allow.test")
-		if !strings.Contains(r.stdout, "ip-ok") {
+		if !strings.Contains(r.Stdout, "ip-ok") {
 			t.Errorf("IPv4/IPv6 and NETLINK_ROUTE sockets must stay usable under the allowlist\n%s", r)
 		}
 	})
@@ -446,10 +446,10 @@ func TestAllowlistLandlockBackend(t *testing.T) {
 	each(t, func(t *testing.T, e *env) {
 		marker := filepath.Join(e.tmp, "ran")
 		r := e.allowRun("touch "+marker, "--backend", "landlock", "--allow-domain", "web.allow.test")
-		if r.code != 127 || !strings.Contains(r.stderr, "zsandbox: error: ") {
+		if r.Code != 127 || !strings.Contains(r.Stderr, "zsandbox: error: ") {
 			t.Errorf("--backend landlock --allow-domain: want exit 127 with a message\n%s", r)
 		}
-		if e.id.name != "root" && !strings.Contains(r.stderr, "use the bwrap backend") {
+		if e.id.Name != "root" && !strings.Contains(r.Stderr, "use the bwrap backend") {
 			t.Errorf("the refusal should name the bwrap backend\n%s", r)
 		}
 		harness.MustNotExist(t, marker)
@@ -483,12 +483,12 @@ func TestAllowlistGoRole(t *testing.T) {
 		if err := os.WriteFile(own, []byte(ownConnect), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if r = run("/usr/bin/python3 " + own); !strings.Contains(r.stdout, "own 13\n") || !strings.Contains(r.stdout, "proxy 0\n") {
+		if r = run("/usr/bin/python3 " + own); !strings.Contains(r.Stdout, "own 13\n") || !strings.Contains(r.Stdout, "proxy 0\n") {
 			t.Errorf("the Go stage 2's port rule: want own-port connect EACCES and the proxy reachable\n%s", r)
 		}
 		marker := filepath.Join(e.tmp, "ran")
 		r = run("touch "+marker, "ZSANDBOX_TEST_NETNS_FAIL=1")
-		if r.code != 127 || !strings.Contains(r.stderr, "zsandbox: error: network namespace: ") {
+		if r.Code != 127 || !strings.Contains(r.Stderr, "zsandbox: error: network namespace: ") {
 			t.Errorf("Go role failure: want exit 127 and a network namespace error\n%s", r)
 		}
 		harness.MustNotExist(t, marker)
@@ -509,8 +509,8 @@ s.sendall(b"\x05\x01\x00\x03" + bytes([len(h)]) + h + b"\x01\xbb"); s.recv(10)`
 			t.Fatal(err)
 		}
 		r := e.allowRun("/usr/bin/python3 "+script, "--allow-domain", "web.allow.test")
-		if strings.Contains(r.stderr, "\x1b") || !strings.Contains(r.stderr, `blocked network access to "[\x1b]0;owned\a\nzsandbox: hint: x]:443"`) {
-			t.Errorf("the hint must quote a name with escapes\n%q", r.stderr)
+		if strings.Contains(r.Stderr, "\x1b") || !strings.Contains(r.Stderr, `blocked network access to "[\x1b]0;owned\a\nzsandbox: hint: x]:443"`) {
+			t.Errorf("the hint must quote a name with escapes\n%q", r.Stderr)
 		}
 	})
 }
@@ -538,11 +538,11 @@ func TestAllowlistLandlockPort(t *testing.T) {
 			t.Fatal(err)
 		}
 		r := e.allowRun("/usr/bin/python3 "+script, "--allow-domain", "web.allow.test", "--landlock", "require")
-		if !strings.Contains(r.stdout, "own 13\n") || !strings.Contains(r.stdout, "proxy 0\n") {
+		if !strings.Contains(r.Stdout, "own 13\n") || !strings.Contains(r.Stdout, "proxy 0\n") {
 			t.Errorf("Landlock under the allowlist: want own-port connect EACCES and the proxy reachable\n%s", r)
 		}
 		r = e.allowRun("/usr/bin/python3 "+script, "--allow-domain", "web.allow.test", "--landlock", "off")
-		if !strings.Contains(r.stdout, "own 0\n") {
+		if !strings.Contains(r.Stdout, "own 0\n") {
 			t.Errorf("control (--landlock off): the own-port connect should work\n%s", r)
 		}
 	})

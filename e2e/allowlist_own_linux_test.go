@@ -112,7 +112,7 @@ func TestAllowlistOwnAddress(t *testing.T) {
 			for _, addr := range []string{ownAddr, routedAddr} {
 				r := run(addr, "--allow-domain", "own.allow.test")
 				mustFail(t, r, "a name resolving to the host's own address "+addr)
-				if !strings.Contains(r.stderr, " 403 ") || !strings.Contains(r.stderr, "blocked network access to own.allow.test:"+port) {
+				if !strings.Contains(r.Stderr, " 403 ") || !strings.Contains(r.Stderr, "blocked network access to own.allow.test:"+port) {
 					t.Errorf("%s: want a 403 and the hint naming own.allow.test:%s\n%s", addr, port, r)
 				}
 				daemon.quiet(t, "a name resolving to the host's own address "+addr)
@@ -139,7 +139,7 @@ func TestAllowlistMetadataAddress(t *testing.T) {
 			cmd.Env = append(cmd.Env, "ZSANDBOX_TEST_RESOLVE=meta.allow.test="+addr)
 			r := e.collect(cmd)
 			want := "resolves to " + addr + ", a cloud metadata address"
-			if !strings.Contains(r.stdout, want) {
+			if !strings.Contains(r.Stdout, want) {
 				t.Errorf("%s: want the 403 %q\n%s", addr, want, r)
 			}
 		}

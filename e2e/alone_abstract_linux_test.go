@@ -17,7 +17,7 @@ import (
 // listener, which proves it works. Root is refused by this backend.
 func TestAloneAbstractUnderNetworkDeny(t *testing.T) {
 	each(t, func(t *testing.T, e *env) {
-		if e.id.uid == 0 {
+		if e.id.UID == 0 {
 			return // --backend landlock refuses root (TestAloneBackend)
 		}
 		name := "zsandbox-e2e-" + harness.RandHex(4)
@@ -29,7 +29,7 @@ func TestAloneAbstractUnderNetworkDeny(t *testing.T) {
 		mustFail(t, run("deny"), "abstract socket under --network deny --allow-unix-sockets")
 		l.quiet(t, "abstract under --network deny")
 		doc := e.noUserns(t, e.proj, "explain", "--backend", "landlock", "--network", "deny", "--allow-unix-sockets")
-		if !strings.Contains(doc.stdout, "landlock: scoped: abstract_unix_socket") {
+		if !strings.Contains(doc.Stdout, "landlock: scoped: abstract_unix_socket") {
 			t.Errorf("explain does not list the abstract scope\n%s", doc)
 		}
 		mustSucceed(t, run("allow"), "abstract socket under --network allow --allow-unix-sockets")

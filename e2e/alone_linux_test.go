@@ -18,11 +18,7 @@ import (
 // --backend landlock is for. The outer sandbox shares everything else.
 func (e *env) noUserns(t *testing.T, dir string, args ...string) result {
 	t.Helper()
-	cmd := e.noUsernsCommand(dir, args...)
-	var out, errb strings.Builder
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	return result{code: exitCodeOf(err), stdout: out.String(), stderr: errb.String()}
+	return harness.Run(t, e.noUsernsCommand(dir, args...))
 }
 
 // noUsernsCommand is the command noUserns runs, for callers that set its
@@ -47,7 +43,7 @@ func (e *env) alone(t *testing.T, script string) result {
 func TestAutoBackendWithoutUsernsNamesLandlock(t *testing.T) {
 	each(t, func(t *testing.T, e *env) {
 		r := e.noUserns(t, e.proj, "exec", "--", "touch", "ran")
-		if r.code != 127 || !strings.Contains(r.stderr, "--backend landlock") {
+		if r.Code != 127 || !strings.Contains(r.Stderr, "--backend landlock") {
 			t.Errorf("want 127 and a hint naming --backend landlock\n%s", r)
 		}
 		harness.MustNotExist(t, filepath.Join(e.proj, "ran"))
@@ -60,9 +56,9 @@ func TestAutoBackendWithoutUsernsNamesLandlock(t *testing.T) {
 // checked from outside, and ordinary work succeeds.
 func TestAloneBackend(t *testing.T) {
 	each(t, func(t *testing.T, e *env) {
-		if e.id.uid == 0 {
+		if e.id.UID == 0 {
 			r := e.alone(t, "touch ran")
-			if r.code != 127 || !strings.Contains(r.stderr, "refuses to run as root") {
+			if r.Code != 127 || !strings.Contains(r.Stderr, "refuses to run as root") {
 				t.Errorf("root: want 127 refusal\n%s", r)
 			}
 			harness.MustNotExist(t, filepath.Join(e.proj, "ran"))
@@ -108,9 +104,9 @@ func aloneNetwork(t *testing.T, e *env) {
 	for _, l := range []*listener{tcp, udp, abs, ux} {
 		l.quiet(t, "--backend landlock")
 	}
-	for _, name := range []string{"tiocsti-high", "io_uring"} {
+	for _, name := range []string{"tiocsti-high-bits", "io_uring_setup"} {
 		r := e.alone(t, attackBin+" syscall "+name)
-		if got := strings.TrimSpace(strings.SplitN(r.stdout, "\n", 2)[0]); got != "EPERM" {
+		if got := strings.TrimSpace(strings.SplitN(r.Stdout, "\n", 2)[0]); got != "EPERM" {
 			t.Errorf("%s under --backend landlock: %q, want EPERM\n%s", name, got, r)
 		}
 	}
@@ -127,7 +123,7 @@ func aloneProcesses(t *testing.T, e *env) {
 	}
 	r := e.alone(t, "grep -E '^(CapEff|NoNewPrivs|Seccomp):' /proc/self/status")
 	for _, want := range []string{"CapEff:\t0000000000000000", "NoNewPrivs:\t1", "Seccomp:\t2"} {
-		if !strings.Contains(r.stdout, want) {
+		if !strings.Contains(r.Stdout, want) {
 			t.Errorf("status lacks %q:\n%s", want, r)
 		}
 	}
@@ -146,7 +142,7 @@ func aloneWork(t *testing.T, e *env) {
 		t.Errorf("worktree commit not on the host:\n%s", log)
 	}
 	r = e.noUserns(t, e.proj, "exec", "--backend", "landlock", "--", "true")
-	if !strings.HasPrefix(r.stderr, "zsandbox: warning: --backend landlock") {
+	if !strings.HasPrefix(r.Stderr, "zsandbox: warning: --backend landlock") {
 		t.Errorf("want one warning line without --no-warning:\n%s", r)
 	}
 	os.Remove(filepath.Join(e.proj, "f"))

@@ -17,7 +17,7 @@ import (
 // refuses root (TestAloneBackend checks that).
 func asUser(t *testing.T, f func(t *testing.T, e *env)) {
 	each(t, func(t *testing.T, e *env) {
-		if e.id.uid == 0 {
+		if e.id.UID == 0 {
 			return
 		}
 		f(t, e)
@@ -36,7 +36,7 @@ func TestAloneDenialHint(t *testing.T) {
 	asUser(t, func(t *testing.T, e *env) {
 		target := filepath.Join(e.base, "outside-"+harness.RandHex(4))
 		r := e.run(e.aloneCmd("sh", "-c", "echo x > "+target)...)
-		if r.code == 0 || !strings.Contains(r.stderr, "zsandbox: hint: "+target+" is outside the writable roots; writes are allowed only under") || !strings.Contains(r.stderr, e.proj) {
+		if r.Code == 0 || !strings.Contains(r.Stderr, "zsandbox: hint: "+target+" is outside the writable roots; writes are allowed only under") || !strings.Contains(r.Stderr, e.proj) {
 			t.Errorf("want a failed write and the writable-roots hint naming %s\n%s", e.proj, r)
 		}
 		harness.MustNotExist(t, target)

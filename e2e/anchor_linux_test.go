@@ -34,7 +34,7 @@ func TestUncreatableProtectedStaysUncreatable(t *testing.T) {
 			each(t, func(t *testing.T, e *env) {
 				home := filepath.Join(e.base, "home2")
 				e.mkdir(home)
-				if err := os.Lchown(home, e.id.uid, e.id.gid); err != nil {
+				if err := os.Lchown(home, e.id.UID, e.id.GID); err != nil {
 					t.Fatal(err)
 				}
 				cfg := filepath.Join(home, ".config")

@@ -34,12 +34,12 @@ func (e *env) explain(t *testing.T, extraEnv []string, args ...string) (explainD
 	out, err := cmd.Output()
 	var doc explainDoc
 	if err != nil {
-		return doc, result{code: exitCodeOf(err), stdout: string(out)}
+		return doc, result{Code: exitCodeOf(err), Stdout: string(out)}
 	}
 	if err := json.Unmarshal(out, &doc); err != nil {
 		t.Fatalf("explain JSON does not parse: %v\n%s", err, out)
 	}
-	return doc, result{stdout: string(out)}
+	return doc, result{Stdout: string(out)}
 }
 
 func (d explainDoc) source(path string) string {
@@ -75,7 +75,7 @@ func TestExplainSources(t *testing.T) {
 		if doc.Network != "allow" {
 			t.Errorf("network = %q, want allow from settings", doc.Network)
 		}
-		if !strings.Contains(strings.Join(doc.Env.Dropped, " "), "GITHUB_TOKEN") || strings.Contains(r.stdout, e.secret) {
+		if !strings.Contains(strings.Join(doc.Env.Dropped, " "), "GITHUB_TOKEN") || strings.Contains(r.Stdout, e.secret) {
 			t.Errorf("dropped env names wrong or value printed: %v", doc.Env.Dropped)
 		}
 		doc, _ = e.explain(t, []string{"ZSANDBOX_NETWORK=deny"})
@@ -124,20 +124,20 @@ func TestExplainFormats(t *testing.T) {
 	each(t, func(t *testing.T, e *env) {
 		r := e.run("explain")
 		for _, want := range []string{"backend: bwrap", "writable:", e.proj + "  (cwd)", "hide", "network: deny"} {
-			if !strings.Contains(r.stdout, want) {
-				t.Errorf("explain text lacks %q:\n%s", want, r.stdout)
+			if !strings.Contains(r.Stdout, want) {
+				t.Errorf("explain text lacks %q:\n%s", want, r.Stdout)
 			}
 		}
 		r = e.run("explain", "--format", "bwrap", "--", "go", "test")
-		lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
+		lines := strings.Split(strings.TrimSpace(r.Stdout), "\n")
 		if len(lines) < 10 || !strings.HasSuffix(lines[0], "bwrap") || lines[len(lines)-1] != "test" {
-			t.Errorf("explain bwrap:\n%s", r.stdout)
+			t.Errorf("explain bwrap:\n%s", r.Stdout)
 		}
 		r = e.run("explain", "--format", "seatbelt")
-		if !strings.Contains(r.stdout, "(deny default") || !strings.Contains(r.stdout, "-D WRITABLE_ROOT_0=") {
-			t.Errorf("explain seatbelt:\n%s", r.stdout)
+		if !strings.Contains(r.Stdout, "(deny default") || !strings.Contains(r.Stdout, "-D WRITABLE_ROOT_0=") {
+			t.Errorf("explain seatbelt:\n%s", r.Stdout)
 		}
-		if r := e.run("explain", "--format", "yaml"); r.code != 2 || !strings.HasPrefix(r.stderr, "zsandbox: error: --format") {
+		if r := e.run("explain", "--format", "yaml"); r.Code != 2 || !strings.HasPrefix(r.Stderr, "zsandbox: error: --format") {
 			t.Errorf("bad format: %s", r)
 		}
 	})
@@ -160,10 +160,10 @@ func TestMalformedSettings(t *testing.T) {
 		for content, want := range cases {
 			e.write(file, content)
 			r := e.run("exec", "--settings", file, "--", "true")
-			if r.code != 2 || !strings.Contains(r.stderr, want) || !strings.HasPrefix(r.stderr, "zsandbox: error: ") {
+			if r.Code != 2 || !strings.Contains(r.Stderr, want) || !strings.HasPrefix(r.Stderr, "zsandbox: error: ") {
 				t.Errorf("settings %s: want exit 2 with %q\n%s", content, want, r)
 			}
-			if !strings.Contains(content, "maybe") && !strings.Contains(content, "loud") && !strings.Contains(r.stderr, file) {
+			if !strings.Contains(content, "maybe") && !strings.Contains(content, "loud") && !strings.Contains(r.Stderr, file) {
 				t.Errorf("settings %s: error does not name the file\n%s", content, r)
 			}
 		}
@@ -175,11 +175,11 @@ func TestCompletionAndVersion(t *testing.T) {
 	each(t, func(t *testing.T, e *env) {
 		for _, shell := range []string{"bash", "zsh", "fish"} {
 			r := e.run("completion", shell)
-			if r.code != 0 || !strings.Contains(r.stdout, "zsandbox") || !strings.Contains(r.stdout, "writable") {
+			if r.Code != 0 || !strings.Contains(r.Stdout, "zsandbox") || !strings.Contains(r.Stdout, "writable") {
 				t.Errorf("completion %s:\n%s", shell, r)
 			}
 		}
-		if r := e.run("version"); r.code != 0 || !strings.Contains(r.stdout, "go1.") {
+		if r := e.run("version"); r.Code != 0 || !strings.Contains(r.Stdout, "go1.") {
 			t.Errorf("version:\n%s", r)
 		}
 	})
@@ -197,7 +197,7 @@ func TestTooManyRoots(t *testing.T) {
 		}
 		e.chownAll()
 		r := e.run(append(args, "--", "true")...)
-		if r.code != 2 || !strings.Contains(r.stderr, "more than bubblewrap accepts") {
+		if r.Code != 2 || !strings.Contains(r.Stderr, "more than bubblewrap accepts") {
 			t.Errorf("2,300 writable roots: want exit 2 naming the limit\n%.600s", r)
 		}
 	})

@@ -76,7 +76,7 @@ func noSecretUnder(t *testing.T, e *env, dir string) {
 // assertUnread checks a readEach run: no read succeeded, no secret shown.
 func assertUnread(t *testing.T, e *env, r result, what string) {
 	t.Helper()
-	if strings.Contains(r.stdout, "READ:") {
+	if strings.Contains(r.Stdout, "READ:") {
 		t.Errorf("%s: a hidden path was read\n%s", what, r)
 	}
 	assertNoSecret(t, e, r, what)
@@ -240,7 +240,7 @@ func TestCredentialValuesDropped(t *testing.T) {
 		vals := credentialValues(secret)
 		noValue := func(r result, what string) {
 			t.Helper()
-			if strings.Contains(r.stdout+r.stderr, secret) {
+			if strings.Contains(r.Stdout+r.Stderr, secret) {
 				t.Errorf("%s: a credential value leaked into the output\n%s", what, r)
 			}
 		}
@@ -249,7 +249,7 @@ func TestCredentialValuesDropped(t *testing.T) {
 		r := e.collect(cmd)
 		mustSucceed(t, r, "env")
 		noValue(r, "env inside")
-		if !strings.Contains(r.stdout, "KEEP_ME=yes") {
+		if !strings.Contains(r.Stdout, "KEEP_ME=yes") {
 			t.Errorf("an innocent variable was dropped too\n%s", r)
 		}
 		doc, jr := e.explain(t, vals)
@@ -260,14 +260,14 @@ func TestCredentialValuesDropped(t *testing.T) {
 		noValue(tr, "explain text")
 		for _, kv := range vals {
 			name, _, _ := strings.Cut(kv, "=")
-			if !strings.Contains(tr.stdout, " "+name) || !slices.Contains(doc.Env.Dropped, name) {
+			if !strings.Contains(tr.Stdout, " "+name) || !slices.Contains(doc.Env.Dropped, name) {
 				t.Errorf("%s not listed as dropped (json %v)\n%s", name, doc.Env.Dropped, tr)
 			}
 		}
 		cmd = e.command(e.proj, "exec", "--pass-env", "DATABASE_URL", "--", "env")
 		cmd.Env = append(cmd.Env, vals...)
 		r = e.collect(cmd)
-		if !strings.Contains(r.stdout, vals[0]+"\n") || strings.Count(r.stdout, secret) != 1 {
+		if !strings.Contains(r.Stdout, vals[0]+"\n") || strings.Count(r.Stdout, secret) != 1 {
 			t.Errorf("--pass-env DATABASE_URL: want exactly that variable through, unchanged\n%s", r)
 		}
 	})
@@ -281,19 +281,19 @@ func TestCredentialValuesDropped(t *testing.T) {
 // passwd home's entries.
 func TestAccountHomeHidden(t *testing.T) {
 	if os.Geteuid() != 0 {
-		e := newEnv(t, identities(t)[0])
+		e := newEnv(t, harness.Identities(t)[0])
 		u, err := user.Current()
 		if err != nil || u.HomeDir == e.home {
 			t.Fatalf("passwd home: %v %v", u, err)
 		}
 		doc, r := e.explain(t, nil)
 		if !doc.hides(filepath.Join(u.HomeDir, ".ssh")) {
-			t.Errorf("the passwd home's ~/.ssh is not hidden\n%s", r.stdout)
+			t.Errorf("the passwd home's ~/.ssh is not hidden\n%s", r.Stdout)
 		}
 		return
 	}
 	t.Run("root", func(t *testing.T) {
-		e := newEnv(t, identity{name: "root"})
+		e := newEnv(t, harness.Identity{Name: "root"})
 		planted := `mount -t tmpfs tmpfs /root && mkdir -p /root/.ssh /root/.aws && ` +
 			`for f in .ssh/id_rsa .aws/credentials .npmrc .bash_history; do echo ` + e.secret + ` > /root/$f; done && ` +
 			`grep -q ZS-SECRET /root/.ssh/id_rsa && echo PLANTED && ` +
@@ -306,14 +306,14 @@ func TestAccountHomeHidden(t *testing.T) {
 			"/root/.ssh/id_rsa", "/root/.aws/credentials", "/root/.npmrc", "/root/.bash_history"})+
 			"grep -r ZS-SECRET /root; ls /root/.ssh && echo LISTED")
 		r := e.collect(cmd)
-		if !strings.Contains(r.stdout, "PLANTED") {
+		if !strings.Contains(r.Stdout, "PLANTED") {
 			t.Fatalf("could not plant /root in a private mount namespace\n%s", r)
 		}
-		if !strings.Contains(r.stdout, "RAN-TWICE") {
+		if !strings.Contains(r.Stdout, "RAN-TWICE") {
 			t.Fatalf("the runs in the private mount namespace did not finish\n%s", r)
 		}
 		assertUnread(t, e, r, "read /root's credentials with HOME elsewhere")
-		if strings.Contains(r.stdout, "LISTED") {
+		if strings.Contains(r.Stdout, "LISTED") {
 			t.Errorf("/root/.ssh listed\n%s", r)
 		}
 	})
@@ -332,7 +332,7 @@ func TestAccountHomeHidden(t *testing.T) {
 			if err != nil {
 				return err
 			}
-			return os.Lchown(p, id.uid, id.gid)
+			return os.Lchown(p, id.UID, id.GID)
 		}); err != nil {
 			t.Fatal(err)
 		}
@@ -354,7 +354,7 @@ func TestAccountHomeHidden(t *testing.T) {
 		}
 		doc, jr := e.explain(t, nil)
 		if !doc.hides(filepath.Join(account, ".ssh")) {
-			t.Errorf("explain does not list the passwd home's ~/.ssh\n%s", jr.stdout)
+			t.Errorf("explain does not list the passwd home's ~/.ssh\n%s", jr.Stdout)
 		}
 	})
 }
@@ -371,9 +371,9 @@ func (d explainDoc) hides(path string) bool {
 // ownAccount creates a system account whose passwd home is a fixture
 // directory (never the shared zsandbox-test account's) and removes it when
 // the test ends.
-func ownAccount(t *testing.T) (identity, string) {
+func ownAccount(t *testing.T) (harness.Identity, string) {
 	t.Helper()
-	dir, err := os.MkdirTemp(baseParent(), "zsandbox-e2e-account-")
+	dir, err := os.MkdirTemp(harness.BaseParent(), "zsandbox-e2e-account-")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -391,7 +391,7 @@ func ownAccount(t *testing.T) (identity, string) {
 	}
 	uid, _ := strconv.Atoi(u.Uid)
 	gid, _ := strconv.Atoi(u.Gid)
-	return identity{name: name, uid: uid, gid: gid}, dir
+	return harness.Identity{Name: name, UID: uid, GID: gid}, dir
 }
 
 // TestWorkWithCredentialsHidden: hiding ~/.npmrc, the git credential
@@ -419,7 +419,7 @@ func TestWorkWithCredentialsHidden(t *testing.T) {
 			"--env", "npm_config_cache="+e.tmp+"/npm-cache")
 		mustSucceed(t, r, "npm install of a local package with ~/.npmrc hidden")
 		assertNoSecret(t, e, r, "npm")
-		if !strings.Contains(r.stdout, "libx-ok") {
+		if !strings.Contains(r.Stdout, "libx-ok") {
 			t.Errorf("npm: the installed package did not load\n%s", r)
 		}
 		harness.MustContain(t, filepath.Join(e.proj, "node_modules", "libx", "index.js"), "module.exports = 'libx-ok'\n")
@@ -486,7 +486,7 @@ func TestInteractiveShellWithHistoryHidden(t *testing.T) {
 			r := e.collect(cmd)
 			mustSucceed(t, r, "interactive bash with its history hidden, cwd "+cwd)
 			assertNoSecret(t, e, r, "interactive bash history")
-			if !strings.Contains(r.stdout, "ran-42") {
+			if !strings.Contains(r.Stdout, "ran-42") {
 				t.Errorf("interactive bash did not run the command\n%s", r)
 			}
 			harness.MustContain(t, filepath.Join(e.home, ".bash_history"), "echo "+e.secret+"\n")

@@ -83,7 +83,7 @@ func TestPlantedBwrapIgnored(t *testing.T) {
 func TestDoctor(t *testing.T) {
 	each(t, func(t *testing.T, e *env) {
 		r := e.run("doctor")
-		if r.code != 0 || !strings.Contains(r.stdout, "zsandbox exec works on this host") {
+		if r.Code != 0 || !strings.Contains(r.Stdout, "zsandbox exec works on this host") {
 			t.Errorf("doctor on this host:\n%s", r)
 		}
 		bwrapPath, _ := exec.LookPath("bwrap")

@@ -143,7 +143,7 @@ func TestWriteIntoHiddenDirFailsVisibly(t *testing.T) {
 	each(t, func(t *testing.T, e *env) {
 		r := e.sh("echo x > $HOME/.aws/new && echo WROTE", "--writable", e.home)
 		mustFail(t, r, "write into hidden ~/.aws with home writable")
-		if strings.Contains(r.stdout, "WROTE") {
+		if strings.Contains(r.Stdout, "WROTE") {
 			t.Errorf("write into hidden dir reported success\n%s", r)
 		}
 		harness.MustNotExist(t, filepath.Join(e.home, ".aws", "new"))

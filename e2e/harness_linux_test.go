@@ -3,6 +3,9 @@
 // checks the effect from outside (the host file is unchanged, the listener
 // saw nothing, the secret is not in the output). When the tests run as root
 // they run every case twice: as root and as an unprivileged user.
+// Identities, building, running and listeners are internal/harness's, the
+// attack program internal/probe's; this file keeps only the e2e fixture
+// (env: a home with credentials, a project, a TMPDIR) and each.
 package e2e
 
 import (
@@ -10,29 +13,30 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"os/user"
 	"path/filepath"
-	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/zsandbox/zsandbox/internal/harness"
+	"github.com/zsandbox/zsandbox/internal/probe"
 )
-
-// testUser is the unprivileged account the tests use when run as root;
-// TestMain creates it if it is missing.
-const testUser = "zsandbox-test"
 
 var (
 	zsandbox  string // the binary under test
-	attackBin string // the attack helper
-	toolDir   string // world-readable directory holding both
+	attackBin string // the attack program: this test binary, by another name
 )
 
+// attackName is the name by which this test binary is the attack program
+// (internal/probe's Attack) the tests run inside the sandbox: a name, not
+// an environment variable, survives every way a test starts it.
+const attackName = "attack"
+
 func TestMain(m *testing.M) {
-	code, err := setup()
+	if filepath.Base(os.Args[0]) == attackName {
+		os.Exit(probe.Attack(os.Args[1:]))
+	}
+	err := setup()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "e2e setup:", err)
 		if os.Getenv("ZSANDBOX_MUST_ENFORCE") == "1" {
@@ -41,99 +45,38 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, "e2e: skipping the real-sandbox tests (set ZSANDBOX_MUST_ENFORCE=1 to make this a failure)")
 		os.Exit(0)
 	}
-	code = m.Run()
-	os.RemoveAll(toolDir)
+	code := m.Run()
+	harness.Cleanup()
 	os.Exit(code)
 }
 
-func setup() (int, error) {
+func setup() error {
 	if _, err := exec.LookPath("bwrap"); err != nil {
-		return 0, fmt.Errorf("bwrap not installed: %w", err)
+		return fmt.Errorf("bwrap not installed: %w", err)
 	}
-	dir, err := os.MkdirTemp(baseParent(), "zsandbox-e2e-bin-")
+	self, err := harness.Copy()
 	if err != nil {
-		return 0, err
+		return err
 	}
-	toolDir = dir
-	if err := os.Chmod(dir, 0o755); err != nil {
-		return 0, err
+	attackBin = filepath.Join(filepath.Dir(self), attackName)
+	if err := os.Link(self, attackBin); err != nil {
+		return err
 	}
-	zsandbox = filepath.Join(dir, "zsandbox")
-	attackBin = filepath.Join(dir, "attack")
-	if err := goBuild(zsandbox, ".."); err != nil {
-		return 0, err
-	}
-	if err := goBuild(attackBin, "./attack"); err != nil {
-		return 0, err
-	}
-	if os.Geteuid() == 0 {
-		return 0, ensureTestUser()
-	}
-	return 0, nil
+	zsandbox, err = buildZsandbox("zsandbox", "1")
+	return err
 }
 
-func goBuild(out, pkg string) error { return goBuildCgo(out, pkg, "1") }
-
-// goBuildCgo builds pkg with CGO_ENABLED=cgo.
-func goBuildCgo(out, pkg, cgo string) error {
-	cmd := exec.Command("go", "build", "-tags", "urfave_cli_no_docs,zsandbox_test", "-o", out, pkg)
-	cmd.Env = append(os.Environ(), "CGO_ENABLED="+cgo)
-	if b, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("go build %s: %v\n%s", pkg, err, b)
-	}
-	return nil
-}
-
-func ensureTestUser() error {
-	if _, err := user.Lookup(testUser); err == nil {
-		return nil
-	}
-	b, err := exec.Command("useradd", "--system", "--no-create-home", "--shell", "/bin/sh", testUser).CombinedOutput()
-	if err != nil {
-		return fmt.Errorf("useradd %s: %v: %s", testUser, err, b)
-	}
-	return nil
-}
-
-// baseParent is where fixtures live: never under /tmp or /var/tmp, which are
-// writable roots by default and would make "outside" paths writable.
-func baseParent() string {
-	if os.Geteuid() == 0 {
-		return "/var/lib"
-	}
-	d, err := os.UserCacheDir()
-	if err != nil {
-		return os.TempDir()
-	}
-	os.MkdirAll(d, 0o755)
-	return d
-}
-
-// identity is who runs zsandbox.
-type identity struct {
-	name     string
-	uid, gid int
-}
-
-func identities(t *testing.T) []identity {
-	self := identity{name: "self", uid: os.Geteuid(), gid: os.Getegid()}
-	if self.uid != 0 {
-		return []identity{self}
-	}
-	u, err := user.Lookup(testUser)
-	if err != nil {
-		t.Fatalf("unprivileged test user: %v", err)
-	}
-	uid, _ := strconv.Atoi(u.Uid)
-	gid, _ := strconv.Atoi(u.Gid)
-	return []identity{{name: "root", uid: 0, gid: 0}, {name: "user", uid: uid, gid: gid}}
+// buildZsandbox builds the binary under test with CGO_ENABLED=cgo, as
+// name beside attackBin.
+func buildZsandbox(name, cgo string) (string, error) {
+	return harness.Build(name, []string{"CGO_ENABLED=" + cgo}, "build", "-tags", "urfave_cli_no_docs,zsandbox_test", "..")
 }
 
 // env is one fixture: a home with credentials, a project (the cwd), a
 // TMPDIR and an outside directory, all owned by the identity.
 type env struct {
 	t       *testing.T
-	id      identity
+	id      harness.Identity
 	base    string
 	home    string
 	proj    string
@@ -145,14 +88,14 @@ type env struct {
 // each runs f once per identity, with a fresh fixture.
 func each(t *testing.T, f func(t *testing.T, e *env)) {
 	t.Helper()
-	for _, id := range identities(t) {
-		t.Run(id.name, func(t *testing.T) { f(t, newEnv(t, id)) })
+	for _, id := range harness.Identities(t) {
+		t.Run(id.Name, func(t *testing.T) { f(t, newEnv(t, id)) })
 	}
 }
 
-func newEnv(t *testing.T, id identity) *env {
+func newEnv(t *testing.T, id harness.Identity) *env {
 	t.Helper()
-	base := harness.TempBase(t, baseParent(), "zsandbox-e2e-")
+	base := harness.TempBase(t, harness.BaseParent(), "zsandbox-e2e-")
 	e := &env{t: t, id: id, base: base, secret: "ZS-SECRET-" + harness.RandHex(8)}
 	e.home = filepath.Join(base, "home")
 	e.proj = filepath.Join(e.home, "proj")
@@ -207,7 +150,7 @@ func (e *env) chownAll() {
 		if err != nil {
 			return err
 		}
-		return os.Lchown(p, e.id.uid, e.id.gid)
+		return os.Lchown(p, e.id.UID, e.id.GID)
 	})
 	if err != nil {
 		e.t.Fatal(err)
@@ -215,14 +158,7 @@ func (e *env) chownAll() {
 }
 
 // result is what one zsandbox run did.
-type result struct {
-	code           int
-	stdout, stderr string
-}
-
-func (r result) String() string {
-	return fmt.Sprintf("exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
-}
+type result = harness.Result
 
 // run executes zsandbox with args as the identity, in the project dir.
 func (e *env) run(args ...string) result {
@@ -249,18 +185,7 @@ func (e *env) runIn(dir string, stdin []byte, args ...string) result {
 // collect runs cmd (from e.command, perhaps adjusted) and returns what it did.
 func (e *env) collect(cmd *exec.Cmd) result {
 	e.t.Helper()
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	code := 0
-	if err != nil {
-		ee, ok := err.(*exec.ExitError)
-		if !ok {
-			e.t.Fatalf("running zsandbox: %v", err)
-		}
-		code = ee.ExitCode()
-	}
-	return result{code: code, stdout: out.String(), stderr: errb.String()}
+	return harness.Run(e.t, cmd)
 }
 
 func (e *env) command(dir string, args ...string) *exec.Cmd {
@@ -270,11 +195,7 @@ func (e *env) command(dir string, args ...string) *exec.Cmd {
 		"HOME=" + e.home, "TMPDIR=" + e.tmp, "PATH=" + os.Getenv("PATH"),
 		"ATTACK=" + attackBin, "LANG=C",
 	}
-	if e.id.uid != os.Geteuid() {
-		cmd.SysProcAttr = &syscall.SysProcAttr{
-			Credential: &syscall.Credential{Uid: uint32(e.id.uid), Gid: uint32(e.id.gid)},
-		}
-	}
+	e.id.Own(cmd)
 	return cmd
 }
 
@@ -282,21 +203,21 @@ func (e *env) command(dir string, args ...string) *exec.Cmd {
 // sees, never a silent success).
 func mustFail(t *testing.T, r result, what string) {
 	t.Helper()
-	if r.code == 0 {
+	if r.Code == 0 {
 		t.Errorf("%s: succeeded inside the sandbox, want failure\n%s", what, r)
 	}
 }
 
 func mustSucceed(t *testing.T, r result, what string) {
 	t.Helper()
-	if r.code != 0 {
+	if r.Code != 0 {
 		t.Errorf("%s: failed, want success\n%s", what, r)
 	}
 }
 
 func assertNoSecret(t *testing.T, e *env, r result, what string) {
 	t.Helper()
-	if strings.Contains(r.stdout+r.stderr, e.secret) {
+	if strings.Contains(r.Stdout+r.Stderr, e.secret) {
 		t.Errorf("%s: the secret leaked into the output\n%s", what, r)
 	}
 }

@@ -14,7 +14,7 @@ const hintPrefix = "zsandbox: hint: "
 
 func hintLines(r result) []string {
 	var out []string
-	for _, l := range strings.Split(r.stderr, "\n") {
+	for _, l := range strings.Split(r.Stderr, "\n") {
 		if strings.HasPrefix(l, hintPrefix) {
 			out = append(out, l)
 		}
@@ -39,7 +39,7 @@ func TestWriteHint(t *testing.T) {
 			}
 			r := e.run(append([]string{"exec", "--"}, argv...)...)
 			hints := hintLines(r)
-			if r.code == 0 || len(hints) != 1 || !strings.Contains(hints[0], e.proj) ||
+			if r.Code == 0 || len(hints) != 1 || !strings.Contains(hints[0], e.proj) ||
 				!strings.Contains(hints[0], "--writable") || !strings.Contains(hints[0], target) {
 				t.Errorf("%s: want one write hint naming %s, the cwd and --writable\n%s", name, target, r)
 			}
@@ -56,7 +56,7 @@ func TestNetworkHint(t *testing.T) {
 		} {
 			r := e.run(append([]string{"exec", "--"}, argv...)...)
 			hints := hintLines(r)
-			if r.code == 0 || len(hints) != 1 || !strings.Contains(hints[0], "--network allow") {
+			if r.Code == 0 || len(hints) != 1 || !strings.Contains(hints[0], "--network allow") {
 				t.Errorf("%s: want one network hint\n%s", name, r)
 			}
 		}
@@ -90,7 +90,7 @@ func TestNoHint(t *testing.T) {
 		}
 		for name, args := range cases {
 			r := e.run(args...)
-			if name == "in writable root" && e.id.uid == 0 {
+			if name == "in writable root" && e.id.UID == 0 {
 				continue // root writes regardless of the mode bits
 			}
 			if hints := hintLines(r); len(hints) != 0 {
@@ -107,12 +107,12 @@ func TestLargeOutputPassesThroughHintPipes(t *testing.T) {
 		data := make([]byte, 100<<20)
 		rand.Read(data)
 		r := e.runIn(e.proj, data, "exec", "--", "sh", "-c", "cat")
-		if !bytes.Equal([]byte(r.stdout), data) {
-			t.Errorf("stdout differs: %d bytes back", len(r.stdout))
+		if !bytes.Equal([]byte(r.Stdout), data) {
+			t.Errorf("stdout differs: %d bytes back", len(r.Stdout))
 		}
 		r = e.runIn(e.proj, data, "exec", "--", "sh", "-c", "cat >&2")
-		if !bytes.Equal([]byte(r.stderr), data) {
-			t.Errorf("stderr differs: %d bytes back", len(r.stderr))
+		if !bytes.Equal([]byte(r.Stderr), data) {
+			t.Errorf("stderr differs: %d bytes back", len(r.Stderr))
 		}
 	})
 }

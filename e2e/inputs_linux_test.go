@@ -46,14 +46,14 @@ func (e *env) runStdio(t *testing.T, dir string, s stdio, wrap []string, args ..
 		cmd.Stdout = s.out
 	}
 	err := cmd.Run()
-	return result{code: exitCodeOf(err), stdout: out.String(), stderr: errb.String()}
+	return result{Code: exitCodeOf(err), Stdout: out.String(), Stderr: errb.String()}
 }
 
 // refusedBeforeRun asserts a usage error (exit 2) and that nothing ran:
 // the script touches $TMPDIR/ran first, which any run could do.
 func refusedBeforeRun(t *testing.T, e *env, r result, what string) {
 	t.Helper()
-	if r.code != 2 || !strings.Contains(r.stderr, "zsandbox: error: ") {
+	if r.Code != 2 || !strings.Contains(r.Stderr, "zsandbox: error: ") {
 		t.Errorf("%s: want exit 2 with an error line\n%s", what, r)
 	}
 	ran := filepath.Join(e.tmp, "ran")
@@ -78,7 +78,7 @@ func TestKernelTreeCwdRefused(t *testing.T) {
 		for _, dir := range []string{"/", "/proc", "/sys", "/dev", "/proc/self"} {
 			r := e.runStdio(t, dir, stdio{}, nil, "exec", "--", "sh", "-c", script)
 			refusedBeforeRun(t, e, r, "cwd "+dir)
-			if !strings.Contains(r.stderr, "the working directory") || !strings.Contains(r.stderr, "--cwd") {
+			if !strings.Contains(r.Stderr, "the working directory") || !strings.Contains(r.Stderr, "--cwd") {
 				t.Errorf("cwd %s: the error does not name the working directory and --cwd\n%s", dir, r)
 			}
 			r = e.runStdio(t, e.proj, stdio{}, nil, "exec", "--cwd", dir, "--", "sh", "-c", script)
@@ -112,7 +112,7 @@ func TestOddWorkingDirectory(t *testing.T) {
 		sh = []string{"sh", "-c", `cd "$0" && chmod 000 . && exec "$@"`, shut}
 		r = e.runStdio(t, e.proj, stdio{}, sh, "exec", "--", "sh", "-c", ranMarker)
 		refusedBeforeRun(t, e, r, "cwd mode 000")
-		if strings.Contains(r.stderr, "namespaces") {
+		if strings.Contains(r.Stderr, "namespaces") {
 			t.Errorf("cwd mode 000: the error blames namespaces\n%s", r)
 		}
 		long := strings.Repeat("n", 256)
@@ -170,14 +170,14 @@ func TestOwnVariablesNotPassed(t *testing.T) {
 	each(t, func(t *testing.T, e *env) {
 		r := e.runStdio(t, e.proj, stdio{env: []string{"ZSANDBOX_HIDE=/nonexistent", "ZSANDBOX_NETWORK=deny"}}, nil,
 			"exec", "--", "sh", "-c", "env | grep ^ZSANDBOX_ || echo none")
-		if strings.TrimSpace(r.stdout) != "none" {
+		if strings.TrimSpace(r.Stdout) != "none" {
 			t.Errorf("the command sees zsandbox's variables:\n%s", r)
 		}
 		file := filepath.Join(e.outside, "file")
 		// The outer run hides the settings file; the nested one reads none.
 		nested := "XDG_CONFIG_HOME=/nonexistent-xdg ZSANDBOX_WRITABLE=" + e.outside + " " + zsandbox + " exec --backend landlock --no-warning -- sh -c 'echo evil > " + file + "; echo nested-ran'"
 		r = e.sh(nested)
-		if e.id.uid != 0 && !strings.Contains(r.stdout, "nested-ran") {
+		if e.id.UID != 0 && !strings.Contains(r.Stdout, "nested-ran") {
 			t.Errorf("the nested zsandbox did not run:\n%s", r)
 		}
 		harness.MustContain(t, file, "original\n")
@@ -236,7 +236,7 @@ func TestStdinDescriptor(t *testing.T) {
 			e.chownAll()
 			args := append(append([]string{"exec"}, c.flags...), "--", "sh", "-c", c.script+"; cat")
 			r := e.runStdio(t, e.proj, stdio{in: openFile(t, file, c.open)}, nil, args...)
-			if !strings.HasPrefix(r.stdout, "original\n") {
+			if !strings.HasPrefix(r.Stdout, "original\n") {
 				t.Errorf("%v %q: the command could not read its stdin\n%s", c.flags, c.script, r)
 			}
 			harness.MustContain(t, file, "original\n")
@@ -257,8 +257,8 @@ func TestStdinFileNotReadAhead(t *testing.T) {
 			t.Errorf("the caller's offset in stdin moved to %d; want 0", off)
 		}
 		r := e.runStdio(t, e.proj, stdio{in: in}, nil, "exec", "--", "head", "-n1")
-		if r.stdout != "a\n" {
-			t.Errorf("head -n1 < list: %q\n%s", r.stdout, r)
+		if r.Stdout != "a\n" {
+			t.Errorf("head -n1 < list: %q\n%s", r.Stdout, r)
 		}
 	})
 }
@@ -301,7 +301,7 @@ func TestOutputDescriptors(t *testing.T) {
 // refused, and Landlock stops rewriting a read-only one.
 func TestAloneDescriptors(t *testing.T) {
 	each(t, func(t *testing.T, e *env) {
-		if e.id.uid == 0 {
+		if e.id.UID == 0 {
 			return // the backend refuses root (TestAloneBackend)
 		}
 		bwrapPath, _ := exec.LookPath("bwrap")
@@ -315,7 +315,7 @@ func TestAloneDescriptors(t *testing.T) {
 		refusedBeforeRun(t, e, r, "--backend landlock, stdin read-write")
 		harness.MustContain(t, file, "original\n")
 		r = e.runStdio(t, e.proj, stdio{in: openFile(t, file, os.O_RDONLY)}, outer, append(args, "echo evil > /proc/self/fd/0; cat")...)
-		if r.stdout != "original\n" {
+		if r.Stdout != "original\n" {
 			t.Errorf("--backend landlock: stdin not readable\n%s", r)
 		}
 		harness.MustContain(t, file, "original\n")
@@ -333,16 +333,14 @@ func TestKernelMountInRootRefused(t *testing.T) {
 		e.mkdir(filepath.Join(chroot, "proc"))
 		e.chownAll()
 		probe := ranMarker + `python3 -c 'import os; os.close(os.open("proc/sys/kernel/core_pattern", os.O_WRONLY)); print("WRITABLE")'`
-		script := `mount -t proc proc proc && exec setpriv --reuid=` + strconv.Itoa(e.id.uid) + ` --regid=` + strconv.Itoa(e.id.gid) +
+		script := `mount -t proc proc proc && exec setpriv --reuid=` + strconv.Itoa(e.id.UID) + ` --regid=` + strconv.Itoa(e.id.GID) +
 			` --clear-groups "$0" "$@"`
 		cmd := exec.Command("unshare", "-m", "--propagation", "private", "sh", "-c", script, zsandbox, "exec", "--", "sh", "-c", probe)
 		cmd.Dir = chroot
 		cmd.Env = e.command(chroot).Env
-		var out, errb bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &out, &errb
-		r := result{code: exitCodeOf(cmd.Run()), stdout: out.String(), stderr: errb.String()}
+		r := harness.Run(t, cmd)
 		refusedBeforeRun(t, e, r, "cwd holding a proc mount")
-		if strings.Contains(r.stdout, "WRITABLE") || !strings.Contains(r.stderr, "proc mount") {
+		if strings.Contains(r.Stdout, "WRITABLE") || !strings.Contains(r.Stderr, "proc mount") {
 			t.Errorf("want a refusal naming the proc mount\n%s", r)
 		}
 	})
@@ -360,11 +358,11 @@ func TestStreamsPassed(t *testing.T) {
 		defer theirs.Close()
 		ours.WriteString("hello\n")
 		ours.Close()
-		if r := e.runStdio(t, e.proj, stdio{in: theirs}, nil, "exec", "--", "cat"); r.stdout != "hello\n" {
-			t.Errorf("socketpair stdin: %q\n%s", r.stdout, r)
+		if r := e.runStdio(t, e.proj, stdio{in: theirs}, nil, "exec", "--", "cat"); r.Stdout != "hello\n" {
+			t.Errorf("socketpair stdin: %q\n%s", r.Stdout, r)
 		}
 		null := openFile(t, os.DevNull, os.O_RDWR)
-		if r := e.runStdio(t, e.proj, stdio{in: null, out: null}, nil, "exec", "--", "sh", "-c", "cat; echo err >&2"); r.code != 0 || r.stderr != "err\n" {
+		if r := e.runStdio(t, e.proj, stdio{in: null, out: null}, nil, "exec", "--", "sh", "-c", "cat; echo err >&2"); r.Code != 0 || r.Stderr != "err\n" {
 			t.Errorf("/dev/null on stdin and stdout:\n%s", r)
 		}
 	})

@@ -99,7 +99,7 @@ func TestStage2ExitStatus(t *testing.T) {
 		e.chownAll()
 		for args, want := range map[string]int{"./noexec": 126, "./missing": 127, "no-such-zsandbox-cmd": 127} {
 			r := e.run("exec", "--", args)
-			if r.code != want || !strings.HasPrefix(r.stderr, "zsandbox: error: ") {
+			if r.Code != want || !strings.HasPrefix(r.Stderr, "zsandbox: error: ") {
 				t.Errorf("exec %s: want %d with an error line\n%s", args, want, r)
 			}
 		}

@@ -36,12 +36,12 @@ func TestExitCodes(t *testing.T) {
 		}
 		for _, c := range cases {
 			r := e.run(c.args...)
-			if r.code != c.want {
-				t.Errorf("zsandbox %q: exit %d, want %d\n%s", c.args, r.code, c.want, r)
+			if r.Code != c.want {
+				t.Errorf("zsandbox %q: exit %d, want %d\n%s", c.args, r.Code, c.want, r)
 			}
 			if c.want == 127 || c.want == 2 {
-				if !strings.HasPrefix(r.stderr, "zsandbox: error: ") {
-					t.Errorf("zsandbox %q: stderr %q, want a zsandbox: error: line", c.args, r.stderr)
+				if !strings.HasPrefix(r.Stderr, "zsandbox: error: ") {
+					t.Errorf("zsandbox %q: stderr %q, want a zsandbox: error: line", c.args, r.Stderr)
 				}
 			}
 		}
@@ -55,12 +55,12 @@ func TestStdioBinaryExact(t *testing.T) {
 		data := make([]byte, 8<<20)
 		rand.Read(data)
 		r := e.runIn(e.proj, data, "exec", "--", "cat")
-		if r.code != 0 || !bytes.Equal([]byte(r.stdout), data) {
-			t.Errorf("stdout: exit %d, %d bytes, equal=%v", r.code, len(r.stdout), bytes.Equal([]byte(r.stdout), data))
+		if r.Code != 0 || !bytes.Equal([]byte(r.Stdout), data) {
+			t.Errorf("stdout: exit %d, %d bytes, equal=%v", r.Code, len(r.Stdout), bytes.Equal([]byte(r.Stdout), data))
 		}
 		r = e.runIn(e.proj, data, "exec", "--", "sh", "-c", "cat >&2")
-		if r.code != 0 || !bytes.Equal([]byte(r.stderr), data) {
-			t.Errorf("stderr: exit %d, %d bytes", r.code, len(r.stderr))
+		if r.Code != 0 || !bytes.Equal([]byte(r.Stderr), data) {
+			t.Errorf("stderr: exit %d, %d bytes", r.Code, len(r.Stderr))
 		}
 	})
 }

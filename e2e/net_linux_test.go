@@ -55,15 +55,7 @@ func listenUDP(t *testing.T) *listener {
 		t.Fatal(err)
 	}
 	l := &listener{addr: pc.LocalAddr().String(), stop: func() { pc.Close() }}
-	go func() {
-		buf := make([]byte, 64)
-		for {
-			if _, _, err := pc.ReadFrom(buf); err != nil {
-				return
-			}
-			l.hits.Add(1)
-		}
-	}()
+	go harness.Receive(pc, &l.hits)
 	t.Cleanup(l.stop)
 	return l
 }

@@ -5,30 +5,20 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/zsandbox/zsandbox/internal/harness"
 )
 
-var (
-	noCgoOnce sync.Once
-	noCgoBin  string
-	noCgoErr  error
-)
-
-// noCgoZsandbox builds zsandbox with CGO_ENABLED=0 (once) next to the
-// other tools.
+// noCgoZsandbox builds zsandbox with CGO_ENABLED=0 (once: harness.Build
+// keeps it) next to the other tools.
 func noCgoZsandbox(t *testing.T) string {
 	t.Helper()
-	noCgoOnce.Do(func() {
-		noCgoBin = filepath.Join(toolDir, "zsandbox-nocgo")
-		noCgoErr = goBuildCgo(noCgoBin, "..", "0")
-	})
-	if noCgoErr != nil {
-		t.Fatal(noCgoErr)
+	bin, err := buildZsandbox("zsandbox-nocgo", "0")
+	if err != nil {
+		t.Fatal(err)
 	}
-	return noCgoBin
+	return bin
 }
 
 // TestNoCgoBuildEnforces: a cgo-free Linux build runs exec with the
@@ -45,7 +35,7 @@ func TestNoCgoBuildEnforces(t *testing.T) {
 			cmd := e.command(e.proj, "exec", "--", attackBin, "syscall", name)
 			cmd.Path, cmd.Args[0] = bin, bin
 			r := e.collect(cmd)
-			if got := strings.TrimSpace(strings.SplitN(r.stdout, "\n", 2)[0]); got != "EPERM" {
+			if got := strings.TrimSpace(strings.SplitN(r.Stdout, "\n", 2)[0]); got != "EPERM" {
 				t.Errorf("%s under the cgo-free build: %q, want EPERM\n%s", name, got, r)
 			}
 		}
@@ -57,7 +47,7 @@ func TestNoCgoBuildEnforces(t *testing.T) {
 		cmd := e.command(e.proj, "exec", "--seccomp-profile", prof, "--", "touch", marker)
 		cmd.Path, cmd.Args[0] = bin, bin
 		r := e.collect(cmd)
-		if r.code != 127 || !strings.Contains(r.stderr, "built without cgo") {
+		if r.Code != 127 || !strings.Contains(r.Stderr, "built without cgo") {
 			t.Errorf("a user profile under the cgo-free build: want exit 127 naming cgo\n%s", r)
 		}
 		harness.MustNotExist(t, marker)

@@ -16,9 +16,7 @@ import (
 func hostProcess(t *testing.T, e *env) *exec.Cmd {
 	t.Helper()
 	cmd := exec.Command("sleep", "60")
-	if e.id.uid != os.Geteuid() {
-		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uint32(e.id.uid), Gid: uint32(e.id.gid)}}
-	}
+	e.id.Own(cmd)
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -33,8 +31,8 @@ func TestHostProcessesUnreachable(t *testing.T) {
 		host := hostProcess(t, e)
 		pid := strconv.Itoa(host.Process.Pid)
 		r := e.sh("for p in /proc/[0-9]*; do cat $p/cmdline 2>/dev/null | tr '\\0' ' '; echo; done")
-		if strings.Contains(r.stdout, "sleep 60") {
-			t.Errorf("host process visible in the sandbox's /proc:\n%s", r.stdout)
+		if strings.Contains(r.Stdout, "sleep 60") {
+			t.Errorf("host process visible in the sandbox's /proc:\n%s", r.Stdout)
 		}
 		// Each attack must be refused inside, and leave the host process
 		// alive and running (an attach that got through stops it: it would
@@ -42,7 +40,7 @@ func TestHostProcessesUnreachable(t *testing.T) {
 		for _, kind := range []string{"kill", "ptrace"} {
 			r := e.run("exec", "--", attackBin, kind, pid)
 			mustFail(t, r, kind+" of a host process")
-			if strings.Contains(r.stdout, "attack succeeded") {
+			if strings.Contains(r.Stdout, "attack succeeded") {
 				t.Errorf("%s of the host process succeeded:\n%s", kind, r)
 			}
 		}
@@ -64,12 +62,12 @@ func TestNoPrivileges(t *testing.T) {
 		r := e.sh("grep -E '^(CapInh|CapPrm|CapEff|CapBnd|CapAmb|NoNewPrivs):' /proc/self/status")
 		mustSucceed(t, r, "read status")
 		for _, cap := range []string{"CapEff", "CapPrm", "CapBnd", "CapAmb"} {
-			if !strings.Contains(r.stdout, cap+":\t0000000000000000") {
-				t.Errorf("%s not zero:\n%s", cap, r.stdout)
+			if !strings.Contains(r.Stdout, cap+":\t0000000000000000") {
+				t.Errorf("%s not zero:\n%s", cap, r.Stdout)
 			}
 		}
-		if !strings.Contains(r.stdout, "NoNewPrivs:\t1") {
-			t.Errorf("NoNewPrivs not set:\n%s", r.stdout)
+		if !strings.Contains(r.Stdout, "NoNewPrivs:\t1") {
+			t.Errorf("NoNewPrivs not set:\n%s", r.Stdout)
 		}
 	})
 }

@@ -6,7 +6,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/zsandbox/zsandbox/internal/harness"
@@ -26,20 +25,8 @@ func (e *env) hostRun(dir string, extraEnv []string, argv ...string) result {
 	cmd.Dir = dir
 	cmd.Env = append([]string{"HOME=" + e.home, "PATH=/usr/bin:/bin", "LANG=C", "GIT_CONFIG_NOSYSTEM=1",
 		"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@e", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@e"}, extraEnv...)
-	if e.id.uid != os.Geteuid() {
-		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uint32(e.id.uid), Gid: uint32(e.id.gid)}}
-	}
-	var out, errb strings.Builder
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	code := 0
-	if err := cmd.Run(); err != nil {
-		ee, ok := err.(*exec.ExitError)
-		if !ok {
-			e.t.Fatalf("running %v on the host: %v", argv, err)
-		}
-		code = ee.ExitCode()
-	}
-	return result{code: code, stdout: out.String(), stderr: errb.String()}
+	e.id.Own(cmd)
+	return harness.Run(e.t, cmd)
 }
 
 // markerPrefix is what planted code touches (with a suffix per attack).
@@ -247,7 +234,7 @@ func TestProtectedLegitWork(t *testing.T) {
 		mustSucceed(t, r, "git, submodule and npm work")
 		harness.MustContain(t, filepath.Join(e.proj, "commits"), "4\n")
 		harness.MustContain(t, filepath.Join(e.proj, "Makefile"), "all:\nedited\n")
-		if _, err := os.Lstat(filepath.Join(e.proj, "node_modules", ".bin", "lp")); err != nil || !strings.Contains(r.stdout, "lp ran") {
+		if _, err := os.Lstat(filepath.Join(e.proj, "node_modules", ".bin", "lp")); err != nil || !strings.Contains(r.Stdout, "lp ran") {
 			t.Errorf("npm install did not make node_modules/.bin/lp on the host (%v)\n%s", err, r)
 		}
 
@@ -255,7 +242,7 @@ func TestProtectedLegitWork(t *testing.T) {
 		// which is protected: it fails with the protected hint, and works
 		// once the user names that config with --writable.
 		r = e.sh("git submodule update")
-		if r.code == 0 || !strings.Contains(r.stderr, "zsandbox: hint: "+filepath.Join(e.proj, ".git/modules/sub/config")+" is protected (the repository's config") {
+		if r.Code == 0 || !strings.Contains(r.Stderr, "zsandbox: hint: "+filepath.Join(e.proj, ".git/modules/sub/config")+" is protected (the repository's config") {
 			t.Errorf("git submodule update without opting in: want a failure with the protected hint\n%s", r)
 		}
 		mustSucceed(t, e.sh("git submodule update", "--writable", ".git/modules/sub/config"), "git submodule update with --writable .git/modules/sub/config")
@@ -334,10 +321,10 @@ func TestForeignCheckoutRuns(t *testing.T) {
 		git(t, ro, "commit", "-q", "--allow-empty", "-m", "init")
 		r := e.runIn(ro, nil, "exec", "--", "sh", "-c", "git -c safe.directory='*' status --porcelain && echo ran")
 		mustSucceed(t, r, "a run in a checkout owned by root")
-		if !strings.Contains(r.stdout, "ran") {
+		if !strings.Contains(r.Stdout, "ran") {
 			t.Errorf("the command did not run\n%s", r)
 		}
-		if e.id.uid != 0 {
+		if e.id.UID != 0 {
 			mustFail(t, e.runIn(ro, nil, "exec", "--", "sh", "-c", "echo x > .git/commondir"), "plant commondir in a foreign checkout")
 		}
 		harness.MustNotExist(t, filepath.Join(ro, ".git", "commondir"))
@@ -360,10 +347,10 @@ func TestFailedStartLeavesNothing(t *testing.T) {
 		defer os.Chmod(cfg, 0o755)
 		before := snapshot(t, e.home)
 		r := e.runIn(e.home, nil, "exec", "--", "true")
-		if e.id.uid != 0 && (r.code != 127 || !strings.Contains(r.stderr, "the command did not run")) {
+		if e.id.UID != 0 && (r.Code != 127 || !strings.Contains(r.Stderr, "the command did not run")) {
 			t.Errorf("a placeholder that cannot be made: want exit 127\n%s", r)
 		}
-		if e.id.uid == 0 {
+		if e.id.UID == 0 {
 			mustSucceed(t, r, "as root, the placeholders can be made")
 		}
 		assertSameTree(t, before, snapshot(t, e.home), "after a run that could not make its placeholders")

@@ -130,8 +130,8 @@ func TestGitStillWorks(t *testing.T) {
 		repo(t, e)
 		r := e.sh("set -e\n" + gitWorkflow)
 		mustSucceed(t, r, "git workflow")
-		if strings.TrimSpace(r.stdout) != "4" {
-			t.Errorf("git log after rebase: %q, want 4 commits\n%s", r.stdout, r)
+		if strings.TrimSpace(r.Stdout) != "4" {
+			t.Errorf("git log after rebase: %q, want 4 commits\n%s", r.Stdout, r)
 		}
 	})
 }
@@ -274,7 +274,7 @@ func TestPlaceholdersRemovedAfterChmod(t *testing.T) {
 		after := snapshot(t, e.home)
 		os.Chmod(e.home, 0o755)
 		assertSameTree(t, before, after, "after chmod 555 ~")
-		if strings.Contains(r.stderr, "could not remove") {
+		if strings.Contains(r.Stderr, "could not remove") {
 			t.Errorf("the guard warned about leftovers:\n%s", r)
 		}
 	})
@@ -314,7 +314,7 @@ func TestKernelTreesNotWritable(t *testing.T) {
 	each(t, func(t *testing.T, e *env) {
 		for _, root := range []string{"/", "/proc", "/proc/sys", "/sys", "/dev"} {
 			r := e.run("exec", "--writable", root, "--", "true")
-			if r.code != 2 || !strings.HasPrefix(r.stderr, "zsandbox: error: writable root") {
+			if r.Code != 2 || !strings.HasPrefix(r.Stderr, "zsandbox: error: writable root") {
 				t.Errorf("--writable %s: want exit 2 with an error\n%s", root, r)
 			}
 		}

@@ -68,7 +68,7 @@ func TestRootSwapRace(t *testing.T) {
 // run refuse, never carry the write rule to its target.
 func TestRootSwapRaceAlone(t *testing.T) {
 	each(t, func(t *testing.T, e *env) {
-		if e.id.uid == 0 {
+		if e.id.UID == 0 {
 			return // the backend refuses root (TestAloneBackend)
 		}
 		parent, sub, victim := raceFixture(t, e)

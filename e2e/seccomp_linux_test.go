@@ -16,7 +16,7 @@ func (e *env) probeIn(t *testing.T, name string, flags ...string) string {
 	t.Helper()
 	args := append(append([]string{"exec"}, flags...), "--", attackBin, "syscall", name)
 	r := e.run(args...)
-	return strings.TrimSpace(strings.SplitN(r.stdout, "\n", 2)[0])
+	return strings.TrimSpace(strings.SplitN(r.Stdout, "\n", 2)[0])
 }
 
 // probeOut runs the same probe on the host as the same identity.
@@ -33,14 +33,14 @@ func (e *env) probeOut(t *testing.T, name string) string {
 // the refusal is the filter's and not the kernel's.
 func TestSeccompBlocks(t *testing.T) {
 	each(t, func(t *testing.T, e *env) {
-		for _, name := range []string{"tiocsti", "tiocsti-high", "io_uring", "keyctl", "unshare-user",
-			"mount", "bpf", "perf", "vsock", "personality"} {
+		for _, name := range []string{"tiocsti", "tiocsti-high-bits", "io_uring_setup", "keyctl-join-session", "unshare-user",
+			"mount", "bpf", "perf_event_open", "socket-vsock", "personality-bsd"} {
 			in, out := e.probeIn(t, name), e.probeOut(t, name)
 			if in != "EPERM" {
 				t.Errorf("%s inside the sandbox: %s, want EPERM", name, in)
 			}
 			if out == in {
-				if e.id.uid == 0 {
+				if e.id.UID == 0 {
 					t.Errorf("%s outside the sandbox as root also gives %s: the test does not prove the filter", name, out)
 				} else {
 					t.Logf("%s: the kernel refuses it for this user too (%s); the root run proves the filter", name, out)
@@ -48,8 +48,8 @@ func TestSeccompBlocks(t *testing.T) {
 			}
 		}
 		r := e.sh("grep '^Seccomp:' /proc/self/status")
-		if !strings.Contains(r.stdout, "Seccomp:\t2") {
-			t.Errorf("Seccomp mode inside: %q, want 2 (filter)", r.stdout)
+		if !strings.Contains(r.Stdout, "Seccomp:\t2") {
+			t.Errorf("Seccomp mode inside: %q, want 2 (filter)", r.Stdout)
 		}
 	})
 }
@@ -60,7 +60,7 @@ func TestSeccompBlocks(t *testing.T) {
 // tell the command's sockets from the host's).
 func TestSeccompNetworkDeny(t *testing.T) {
 	each(t, func(t *testing.T, e *env) {
-		want := map[string]string{"socket-inet": "EPERM", "socket-unix": "EPERM", "pair-stream": "ok", "pair-dgram": "EPERM"}
+		want := map[string]string{"socket-inet": "EPERM", "socket-unix": "EPERM", "socketpair-stream": "ok", "socketpair-dgram-cloexec": "EPERM"}
 		for name, w := range want {
 			if got := e.probeIn(t, name); got != w {
 				t.Errorf("%s under --network deny: %s, want %s", name, got, w)
@@ -133,7 +133,7 @@ func TestUserSeccompProfile(t *testing.T) {
 		bad := filepath.Join(e.base, "bad.json")
 		e.write(bad, `{"defaultAction": "SCMP_ACT_ALLOW", "syscalls": [{"names": ["mkdir"], "action": "SCMP_ACT_EXPLODE"}]}`)
 		r = e.run("exec", "--seccomp-profile", bad, "--", "true")
-		if r.code != 2 || !strings.Contains(r.stderr, bad) || !strings.Contains(r.stderr, "action") {
+		if r.Code != 2 || !strings.Contains(r.Stderr, bad) || !strings.Contains(r.Stderr, "action") {
 			t.Errorf("malformed profile: want exit 2 naming the file and field\n%s", r)
 		}
 	})

@@ -78,11 +78,11 @@ func TestStdinSocketChoosingItsPeer(t *testing.T) {
 				cmd.Stdin = f
 				mustFail(t, e.collect(cmd), attack+" "+strings.Join(flags, " "))
 			}
-			if e.id.uid != 0 { // --backend landlock refuses root
+			if e.id.UID != 0 { // --backend landlock refuses root
 				cmd := e.noUsernsCommand(e.proj, "exec", "--backend", "landlock", "--no-warning", "--", attackBin, attack, targets[attack])
 				cmd.Stdin = f
 				r := e.collect(cmd)
-				if r.code != 2 || !strings.Contains(r.stderr, "datagram or unconnected socket") {
+				if r.Code != 2 || !strings.Contains(r.Stderr, "datagram or unconnected socket") {
 					t.Errorf("%s under --backend landlock: want the usage error (exit 2)\n%s", attack, r)
 				}
 			}
@@ -112,7 +112,7 @@ func TestStdinSocketChoosingItsPeer(t *testing.T) {
 		syscall.Close(pair[1])
 		cmd := e.command(e.proj, "exec", "--", "sh", "-c", "readlink /proc/self/fd/0")
 		cmd.Stdin = in
-		if r := e.collect(cmd); r.code != 0 || !strings.HasPrefix(r.stdout, "socket:") {
+		if r := e.collect(cmd); r.Code != 0 || !strings.HasPrefix(r.Stdout, "socket:") {
 			t.Errorf("a connected stream pair on stdin no longer passes as a socket\n%s", r)
 		}
 	})

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/zsandbox/zsandbox/internal/harness"
 )
 
 // TestSudoUserHomeHidden: `sudo zsandbox exec` keeps HOME=/root, so the
@@ -17,18 +19,18 @@ import (
 // root's, as under sudo.
 func TestSudoUserHomeHidden(t *testing.T) {
 	if os.Geteuid() != 0 { // sudo -u ME from root: root's home is the sudo user's
-		e := newEnv(t, identities(t)[0])
+		e := newEnv(t, harness.Identities(t)[0])
 		doc, r := e.explain(t, []string{"SUDO_USER=root", "SUDO_UID=0"})
 		if !doc.hides("/root/.ssh") {
-			t.Errorf("the sudo user's ~/.ssh is not hidden\n%s", r.stdout)
+			t.Errorf("the sudo user's ~/.ssh is not hidden\n%s", r.Stdout)
 		}
 		return
 	}
-	u, err := user.Lookup(testUser)
+	u, err := user.Lookup(harness.TestUser)
 	if err != nil || !filepath.IsAbs(u.HomeDir) {
 		t.Fatalf("the test user's passwd home: %v %v", u, err)
 	}
-	e := newEnv(t, identity{name: "root"})
+	e := newEnv(t, harness.Identity{Name: "root"})
 	home := u.HomeDir
 	files := []string{home + "/.pypirc", home + "/.npmrc", home + "/.config/gh/hosts.yml"}
 	planted := `mkdir -p ` + home + ` && mount -t tmpfs tmpfs ` + home + ` && mkdir -p ` + home + `/.config/gh && ` +
@@ -37,9 +39,9 @@ func TestSudoUserHomeHidden(t *testing.T) {
 	cmd := e.command(e.proj)
 	cmd.Path, _ = exec.LookPath("unshare")
 	cmd.Args = []string{"unshare", "-m", "--propagation", "private", "sh", "-c", planted}
-	cmd.Env = append(cmd.Env, "ZS="+zsandbox, "SCRIPT="+readEach(files), "SUDO_USER="+testUser, "SUDO_UID="+u.Uid)
+	cmd.Env = append(cmd.Env, "ZS="+zsandbox, "SCRIPT="+readEach(files), "SUDO_USER="+harness.TestUser, "SUDO_UID="+u.Uid)
 	r := e.collect(cmd)
-	if !strings.Contains(r.stdout, "PLANTED") || !strings.Contains(r.stdout, "RAN") {
+	if !strings.Contains(r.Stdout, "PLANTED") || !strings.Contains(r.Stdout, "RAN") {
 		t.Fatalf("could not plant the sudo user's home in a private mount namespace\n%s", r)
 	}
 	assertUnread(t, e, r, "read the sudo user's stores with HOME=/root")

@@ -66,7 +66,7 @@ func TestHostUnixSocketsClosedByDefault(t *testing.T) {
 			for name, r := range s.attackAll(e, flags...) {
 				what := name + " " + strings.Join(flags, " ")
 				mustFail(t, r, what)
-				if !strings.Contains(r.stderr, "zsandbox: hint: unix sockets are off") || !strings.Contains(r.stderr, "--allow-unix-sockets") {
+				if !strings.Contains(r.Stderr, "zsandbox: hint: unix sockets are off") || !strings.Contains(r.Stderr, "--allow-unix-sockets") {
 					t.Errorf("%s: no unix-socket hint naming --allow-unix-sockets\n%s", what, r)
 				}
 			}
@@ -92,7 +92,7 @@ func TestAllowUnixSockets(t *testing.T) {
 				} else {
 					mustSucceed(t, r, what)
 				}
-				if !strings.Contains(r.stderr, "zsandbox: warning: --allow-unix-sockets") || !strings.Contains(r.stderr, "docker.sock") {
+				if !strings.Contains(r.Stderr, "zsandbox: warning: --allow-unix-sockets") || !strings.Contains(r.Stderr, "docker.sock") {
 					t.Errorf("%s: no warning line naming docker.sock\n%s", what, r)
 				}
 			}
@@ -105,7 +105,7 @@ func TestAllowUnixSockets(t *testing.T) {
 			}
 		}
 		r := e.run("exec", "--allow-unix-sockets", "--no-warning", "--", "true")
-		if strings.Contains(r.stderr, "warning") {
+		if strings.Contains(r.Stderr, "warning") {
 			t.Errorf("--no-warning still warns\n%s", r)
 		}
 		doc := e.unixExplain(t, "--allow-unix-sockets")
@@ -187,7 +187,7 @@ print(s.accept()[0].recv(2).decode())`
 			mustSucceed(t, r, "own server where Landlock tells sockets apart")
 		case "seccomp":
 			mustFail(t, r, "own server where only seccomp can refuse")
-			if !doc.Seccomp.UnixDeny || !strings.Contains(r.stderr, "--allow-unix-sockets") {
+			if !doc.Seccomp.UnixDeny || !strings.Contains(r.Stderr, "--allow-unix-sockets") {
 				t.Errorf("refusal without explain's statement or the hint: %+v\n%s", doc, r)
 			}
 		default:
@@ -195,7 +195,7 @@ print(s.accept()[0].recv(2).decode())`
 		}
 		os.Remove(filepath.Join(e.proj, "own.sock"))
 		r = e.run("exec", "--allow-unix-sockets", "--", "python3", "-c", serve)
-		if r.code != 0 || !strings.Contains(r.stdout, "hi") {
+		if r.Code != 0 || !strings.Contains(r.Stdout, "hi") {
 			t.Errorf("own server with --allow-unix-sockets\n%s", r)
 		}
 	})
@@ -213,7 +213,7 @@ func TestIoUringSocketRoute(t *testing.T) {
 		for _, net := range []string{"deny", "allow"} {
 			r := e.run("exec", "--network", net, "--seccomp-profile", prof, "--", attackBin, "uring-unix", l.addr)
 			mustFail(t, r, "io_uring connect under --network "+net)
-			if !strings.Contains(r.stderr, "io_uring_setup: operation not permitted") {
+			if !strings.Contains(r.Stderr, "io_uring_setup: operation not permitted") {
 				t.Errorf("--network %s: io_uring_setup not refused by the filter\n%s", net, r)
 			}
 		}
@@ -239,7 +239,7 @@ func TestFifoOutsideRoots(t *testing.T) {
 		if err := syscall.Mkfifo(fifo, 0o666); err != nil {
 			t.Fatal(err)
 		}
-		os.Chown(fifo, e.id.uid, e.id.gid)
+		os.Chown(fifo, e.id.UID, e.id.GID)
 		read := func(flags ...string) (result, string) {
 			// The reader is open before the writer, so a write that gets
 			// through does not block, and its bytes wait in the pipe.
@@ -259,8 +259,8 @@ func TestFifoOutsideRoots(t *testing.T) {
 			t.Errorf("the host reader got %q through the FIFO", got)
 		}
 		r, got = read("--landlock", "off")
-		if r.code != 0 || got != "LEAKED\n" {
-			t.Errorf("--landlock off: write %d, reader got %q; want the documented gap (write through)\n%s", r.code, got, r)
+		if r.Code != 0 || got != "LEAKED\n" {
+			t.Errorf("--landlock off: write %d, reader got %q; want the documented gap (write through)\n%s", r.Code, got, r)
 		}
 		out, _ := e.command(e.proj, "explain", "--landlock", "off").Output()
 		if !strings.Contains(string(out), "not enforced: writes into FIFOs") {
@@ -288,7 +288,7 @@ func TestSeccompProfileHidingLandlock(t *testing.T) {
 		}
 		marker := filepath.Join(e.proj, "ran")
 		r := e.run("exec", "--seccomp-profile", prof, "--", "touch", marker)
-		if r.code != 127 || !strings.Contains(r.stderr, "refuses landlock_create_ruleset") || !strings.Contains(r.stderr, "did not run") {
+		if r.Code != 127 || !strings.Contains(r.Stderr, "refuses landlock_create_ruleset") || !strings.Contains(r.Stderr, "did not run") {
 			t.Errorf("exec: want 127 naming landlock_create_ruleset\n%s", r)
 		}
 		harness.MustNotExist(t, marker)

@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
@@ -32,10 +31,7 @@ func (e *env) runWith(bin, dir string, env []string, args ...string) result {
 		k, _, _ := strings.Cut(kv, "=")
 		cmd.Env = append(without(cmd.Env, k), kv)
 	}
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	return result{code: exitCodeOf(err), stdout: out.String(), stderr: errb.String()}
+	return harness.Run(e.t, cmd)
 }
 
 func without(env []string, key string) []string {
@@ -58,15 +54,12 @@ func (e *env) private(setup, script string) result {
 	inner := script
 	if os.Geteuid() == 0 {
 		args = []string{"-m", "--propagation", "private"}
-		inner = fmt.Sprintf("exec setpriv --reuid=%d --regid=%d --clear-groups sh -c %s", e.id.uid, e.id.gid, shq(script))
+		inner = fmt.Sprintf("exec setpriv --reuid=%d --regid=%d --clear-groups sh -c %s", e.id.UID, e.id.GID, shq(script))
 	}
 	cmd := exec.Command("unshare", append(args, "sh", "-c", "set -e\n"+setup+"\n"+inner)...)
 	cmd.Dir = e.proj
 	cmd.Env = append(e.command(e.proj).Env, "ZS="+zsandbox)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	return result{code: exitCodeOf(err), stdout: out.String(), stderr: errb.String()}
+	return harness.Run(e.t, cmd)
 }
 
 func shq(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
@@ -74,8 +67,8 @@ func shq(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'
 // mustRefuse asserts run 2 refused: 127, an error naming path, a hint.
 func mustRefuse(t *testing.T, r result, path, what string) {
 	t.Helper()
-	if r.code != 127 || !strings.Contains(r.stderr, "zsandbox: error:") || !strings.Contains(r.stderr, path) ||
-		!strings.Contains(r.stderr, "zsandbox: hint:") {
+	if r.Code != 127 || !strings.Contains(r.Stderr, "zsandbox: error:") || !strings.Contains(r.Stderr, path) ||
+		!strings.Contains(r.Stderr, "zsandbox: hint:") {
 		t.Errorf("%s: want exit 127 with an error naming %s and a hint\n%s", what, path, r)
 	}
 }
@@ -105,7 +98,7 @@ func TestPlantedGitFileDoesNotWiden(t *testing.T) {
 		r = e.private("mount -t tmpfs tmpfs /tmp && mkdir /tmp/a /tmp/b && chown "+owner(e)+" /tmp/a /tmp/b",
 			`cd /tmp/a && "$ZS" exec -- sh -c 'printf "gitdir: `+e.outside+`\n" > /tmp/.git'
 			cd /tmp/b && "$ZS" exec -- sh -c 'echo pwned > `+victim+`' || echo run2-failed`)
-		if !strings.Contains(r.stdout, "run2-failed") {
+		if !strings.Contains(r.Stdout, "run2-failed") {
 			t.Errorf("run 2 under a planted /tmp/.git succeeded\n%s", r)
 		}
 		harness.MustContain(t, victim, "original\n")
@@ -117,7 +110,7 @@ func owner(e *env) string {
 	if os.Geteuid() != 0 {
 		return "0:0" // the caller, mapped to root by unshare -r
 	}
-	return fmt.Sprintf("%d:%d", e.id.uid, e.id.gid)
+	return fmt.Sprintf("%d:%d", e.id.UID, e.id.GID)
 }
 
 // TestWorktreeAdminFilesDoNotWiden (escape 2): a linked worktree's
@@ -193,7 +186,7 @@ func TestWritableThroughPlantedSymlink(t *testing.T) {
 		mustRefuse(t, e.runWith("", e.proj, []string{"TMPDIR=" + x + "/bin"}, append([]string{"exec"}, write...)...), x, "TMPDIR")
 		mustRefuse(t, e.runWith("", e.proj, nil, append([]string{"exec", "--cwd", x + "/bin"}, write...)...), x, "--cwd")
 		r := e.runWith("", e.proj, nil, "exec", "--writable", "./cache", "--", "true")
-		if !strings.Contains(r.stderr, "name the real directory "+e.outside) {
+		if !strings.Contains(r.Stderr, "name the real directory "+e.outside) {
 			t.Errorf("the hint does not name the real directory:\n%s", r)
 		}
 		harness.MustContain(t, victim, "original\n")
@@ -201,7 +194,7 @@ func TestWritableThroughPlantedSymlink(t *testing.T) {
 
 		r = e.private("mount -t tmpfs -o mode=755 tmpfs /run && mkdir /run/zs && chown "+owner(e)+" /run/zs",
 			`"$ZS" exec --writable /var/run/zs -- sh -c 'echo ok > /var/run/zs/f' && cat /run/zs/f`)
-		if r.code != 0 || r.stdout != "ok\n" {
+		if r.Code != 0 || r.Stdout != "ok\n" {
 			t.Errorf("--writable through the system link /var/run -> /run:\n%s", r)
 		}
 	})
@@ -232,10 +225,10 @@ func TestObeyedFilesARunCouldWrite(t *testing.T) {
 		}
 		plant := `mkdir -p .config/zsandbox && echo '{"writable": ["` + e.outside + `"]}' > .config/zsandbox/settings.json`
 		r := e.runIn(e.home, nil, "exec", "--backend", "landlock", "--no-warning", "--", "sh", "-c", plant)
-		if r.code != 127 || !strings.Contains(r.stderr, "zsandbox: error:") || !strings.Contains(r.stderr, "zsandbox: hint:") {
+		if r.Code != 127 || !strings.Contains(r.Stderr, "zsandbox: error:") || !strings.Contains(r.Stderr, "zsandbox: hint:") {
 			t.Errorf("run 1 (--backend landlock, cwd = home): want 127 with error and hint\n%s", r)
 		}
-		if e.id.uid != 0 && !strings.Contains(r.stderr, "does not exist and lies inside writable root") {
+		if e.id.UID != 0 && !strings.Contains(r.Stderr, "does not exist and lies inside writable root") {
 			t.Errorf("run 1: the refusal does not say why\n%s", r)
 		}
 		harness.MustNotExist(t, settings)
@@ -279,7 +272,7 @@ func TestOwnBinaryCannotBeReplaced(t *testing.T) {
 		mustSucceed(t, e.runWith(bin, e.proj, nil, "exec", "--", "true"), "run 2 with the same binary")
 		// Without mounts the binary cannot be kept read-only: refused.
 		r := e.runWith(bin, e.proj, nil, "exec", "--backend", "landlock", "--no-warning", "--", "sh", "-c", "echo x > bin/zsandbox")
-		if r.code != 127 || (e.id.uid != 0 && !strings.Contains(r.stderr, "own binary")) {
+		if r.Code != 127 || (e.id.UID != 0 && !strings.Contains(r.Stderr, "own binary")) {
 			t.Errorf("--backend landlock from bin/ in a writable root: want 127 naming the binary\n%s", r)
 		}
 		if got, _ := os.ReadFile(bin); sha256.Sum256(got) != sha256.Sum256(data) {
@@ -320,8 +313,8 @@ __attribute__((constructor)) static void hook(void) {
 		mustSucceed(t, e.sh("mkdir -p lib && cp "+filepath.Join(e.base, "hook.so")+" "+lib), "run 1 plants the library")
 		r := e.runWith("", e.proj, []string{"LD_PRELOAD=" + lib}, "exec", "--", "sh", "-c", "echo $LD_PRELOAD")
 		mustSucceed(t, r, "run 2 with LD_PRELOAD")
-		if r.stdout != lib+"\n" {
-			t.Errorf("the command lost LD_PRELOAD: %q", r.stdout)
+		if r.Stdout != lib+"\n" {
+			t.Errorf("the command lost LD_PRELOAD: %q", r.Stdout)
 		}
 		if b, _ := os.ReadFile(marker); strings.Contains(string(b), "bwrap") {
 			t.Errorf("bwrap loaded the planted library outside the sandbox:\n%s", b)
@@ -337,7 +330,7 @@ func TestPlantedBwrapNotRun(t *testing.T) {
 		marker := filepath.Join(e.outside, "planted-ran")
 		planted := filepath.Join(e.home, "bin", "bwrap")
 		plant := "mkdir -p bin && printf '#!/bin/sh\\ntouch " + marker + "\\n' > bin/bwrap && chmod 755 bin/bwrap"
-		if r := e.runIn(e.home, nil, "exec", "--", "sh", "-c", plant); r.code != 0 {
+		if r := e.runIn(e.home, nil, "exec", "--", "sh", "-c", plant); r.Code != 0 {
 			// ~/bin may be protected: plant it as the earlier run could
 			// have (as the identity), to test the lookup itself.
 			e.mkdir(filepath.Dir(planted))
@@ -349,7 +342,7 @@ func TestPlantedBwrapNotRun(t *testing.T) {
 		bwrapPath, _ := exec.LookPath("bwrap")
 		r := e.private("mount --bind /dev/null "+bwrapPath,
 			`PATH=`+filepath.Dir(planted)+`:$PATH exec "$ZS" exec -- true`)
-		if r.code != 127 || !strings.Contains(r.stderr, "zsandbox: error: bubblewrap (bwrap) is not installed") {
+		if r.Code != 127 || !strings.Contains(r.Stderr, "zsandbox: error: bubblewrap (bwrap) is not installed") {
 			t.Errorf("want 127 and the not-installed error\n%s", r)
 		}
 		harness.MustNotExist(t, marker)
@@ -393,8 +386,8 @@ func TestStrayTmpGit(t *testing.T) {
 			cd /tmp && "$ZS" exec -- true && echo in-tmp-ok
 			ls -A /tmp/.git | wc -l
 			cd /tmp/w && "$ZS" explain --format json`)
-		out, doc, _ := strings.Cut(r.stdout, "{")
-		if r.code != 0 || out != "ok\nin-tmp-ok\n0\n" {
+		out, doc, _ := strings.Cut(r.Stdout, "{")
+		if r.Code != 0 || out != "ok\nin-tmp-ok\n0\n" {
 			t.Fatalf("want the runs to work and nothing made in /tmp/.git\n%s", r)
 		}
 		var p struct {
@@ -424,14 +417,14 @@ func TestPlaceholdersGoneWhenStartFails(t *testing.T) {
 		e.chownAll()
 		before := listHome(t, e)
 		r := e.runIn(e.home, nil, "exec", "--writable", zz, "--protect", filepath.Join(zz, strings.Repeat("x", 250)), "--", "true")
-		if r.code != 127 || !strings.Contains(r.stderr, "zsandbox: error: protected path") {
+		if r.Code != 127 || !strings.Contains(r.Stderr, "zsandbox: error: protected path") {
 			t.Errorf("want 127 for the uncreatable placeholder\n%s", r)
 		}
 		if after := listHome(t, e); after != before {
 			t.Errorf("placeholders left behind:\nbefore %s\nafter  %s", before, after)
 		}
 		r = e.noUserns(t, e.home, "exec", "--", "true")
-		if r.code != 127 {
+		if r.Code != 127 {
 			t.Errorf("want 127 without user namespaces\n%s", r)
 		}
 		if after := listHome(t, e); after != before {
@@ -465,8 +458,8 @@ func TestCwdIsTheKernels(t *testing.T) {
 		e.chownAll()
 		r := e.runWith("", link, []string{"PWD=" + link}, "exec", "--", "sh", "-c", "pwd -P && echo ok > f")
 		mustSucceed(t, r, "run started through a symlinked cwd")
-		if r.stdout != e.proj+"\n" {
-			t.Errorf("the command runs in %q, want %q", r.stdout, e.proj)
+		if r.Stdout != e.proj+"\n" {
+			t.Errorf("the command runs in %q, want %q", r.Stdout, e.proj)
 		}
 		harness.MustContain(t, filepath.Join(e.proj, "f"), "ok\n")
 	})

@@ -123,7 +123,7 @@ func TestSharedModeRepositoryProtected(t *testing.T) {
 		git(t, other, "init", "-q")
 		e.chownAll()
 		os.Chmod(e.proj, 0o777)
-		os.Chown(other, e.id.uid, 4) // group adm: not the caller's
+		os.Chown(other, e.id.UID, 4) // group adm: not the caller's
 		os.Chmod(other, 0o775)
 		hook := func(dir, name string) string {
 			return `printf '#!/bin/sh\ntouch %s\n' ` + e.markerPrefix() + `-` + name + ` > ` + dir + `/.git/hooks/pre-commit; chmod +x ` + dir + `/.git/hooks/pre-commit`
@@ -192,7 +192,7 @@ func TestOversizedPolicyLeavesNothing(t *testing.T) {
 		e.chownAll()
 		before, proj := snapshot(t, many), snapshot(t, e.proj)
 		r := e.run(append(args, "--", "true")...)
-		if r.code != 2 || !strings.Contains(r.stderr, "more than bubblewrap accepts") || strings.Contains(r.stderr, "placeholder") {
+		if r.Code != 2 || !strings.Contains(r.Stderr, "more than bubblewrap accepts") || strings.Contains(r.Stderr, "placeholder") {
 			t.Errorf("2,300 named roots: want exit 2 naming the limit, no placeholder left\n%.600s", r)
 		}
 		assertSameTree(t, before, snapshot(t, many), "the named roots")
@@ -218,7 +218,7 @@ func TestMoreAgentConfigProtected(t *testing.T) {
 		}
 		script = append(script, "mv .opencode .o; mv .kiro .k", `test "$(cat opencode.json)" = "{}" && echo json-ok`)
 		r := e.sh(strings.Join(script, "; "))
-		if !strings.Contains(r.stdout, "json-ok") {
+		if !strings.Contains(r.Stdout, "json-ok") {
 			t.Errorf("a missing JSON config does not read as {} inside:\n%s", r)
 		}
 		assertSameTree(t, before, snapshot(t, e.proj), "after planting agent and editor config")
@@ -270,7 +270,7 @@ func TestPlantedFifoDoesNotHangLaterRuns(t *testing.T) {
 		})
 		r := e.collect(cmd)
 		timer.Stop()
-		if r.code != 0 || !strings.Contains(r.stdout, "run2") {
+		if r.Code != 0 || !strings.Contains(r.Stdout, "run2") {
 			t.Errorf("run 2 after planted FIFOs: want it to run\n%s", r)
 		}
 	})

@@ -72,7 +72,7 @@ func goStage2Binary(t *testing.T) string {
 	if testing.Short() {
 		t.Skip("builds a second test binary")
 	}
-	p, err := harness.Build(t, "landlock-nocgo.test", []string{"CGO_ENABLED=0"}, "test", "-c", ".")
+	p, err := harness.Build("landlock-nocgo.test", []string{"CGO_ENABLED=0"}, "test", "-c", ".")
 	if err != nil {
 		t.Fatal(err)
 	}

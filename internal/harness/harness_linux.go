@@ -1,10 +1,11 @@
 //go:build linux
 
 // Package harness is the one test harness of the real (kernel-enforced)
-// tests of landlock/ and alone/: who a test runs as (the caller and, as
-// root, the unprivileged TestUser), a fixture directory owned by that
-// identity, a copy of the test binary every identity can execute, and a
-// runner that keeps exit status and output. Only tests import it.
+// tests of landlock/, alone/ and e2e/: who a test runs as (the caller and,
+// as root, the unprivileged TestUser), a fixture directory owned by that
+// identity, a copy of the test binary every identity can execute, the
+// programs built for the tests beside it, and a runner that keeps exit
+// status and output. Only tests import it.
 package harness
 
 import (
@@ -75,12 +76,19 @@ func Each(t *testing.T, f func(t *testing.T, id Identity)) {
 }
 
 // BaseParent is where fixtures live: /var/lib when root (so the
-// unprivileged user can reach them, and never under /tmp).
+// unprivileged user can reach them), else the user's cache directory;
+// never under /tmp or /var/tmp, which are writable roots by default and
+// would make "outside" paths writable.
 func BaseParent() string {
 	if os.Geteuid() == 0 {
 		return "/var/lib"
 	}
-	return os.TempDir()
+	d, err := os.UserCacheDir()
+	if err != nil {
+		return os.TempDir()
+	}
+	os.MkdirAll(d, 0o755)
+	return d
 }
 
 var (
@@ -95,6 +103,16 @@ var (
 // Cleanup when the tests are done.
 func Binary(t *testing.T) string {
 	t.Helper()
+	p, err := Copy()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// Copy is Binary for TestMain, which has no t: the copy's path, or why
+// there is none.
+func Copy() (string, error) {
 	binOnce.Do(func() {
 		binDir, binErr = os.MkdirTemp(BaseParent(), "zsandbox-test-bin-")
 		if binErr != nil {
@@ -104,10 +122,7 @@ func Binary(t *testing.T) string {
 		binPath = filepath.Join(binDir, filepath.Base(os.Args[0]))
 		binErr = CopyExecutable(binPath)
 	})
-	if binErr != nil {
-		t.Fatal(binErr)
-	}
-	return binPath
+	return binPath, binErr
 }
 
 // Dir is the directory Binary copies into ("" before the first copy):
@@ -218,16 +233,30 @@ func (f *Fixture) Command(path string, args []string, env ...string) *exec.Cmd {
 	cmd.Dir = f.Base
 	cmd.Env = append([]string{"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=" + f.Base}, env...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{}
-	if f.ID.UID != os.Geteuid() {
-		cmd.SysProcAttr.Credential = &syscall.Credential{Uid: uint32(f.ID.UID), Gid: uint32(f.ID.GID)}
-	}
+	f.ID.Own(cmd)
 	return cmd
+}
+
+// Own makes cmd run as the identity (nothing to change for the caller
+// itself).
+func (id Identity) Own(cmd *exec.Cmd) {
+	if id.UID == os.Geteuid() {
+		return
+	}
+	if cmd.SysProcAttr == nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{}
+	}
+	cmd.SysProcAttr.Credential = &syscall.Credential{Uid: uint32(id.UID), Gid: uint32(id.GID)}
 }
 
 // Result is what a child did; Code is 128+N for a child killed by signal N.
 type Result struct {
 	Code           int
 	Stdout, Stderr string
+}
+
+func (r Result) String() string {
+	return fmt.Sprintf("exit %d\nstdout:\n%s\nstderr:\n%s", r.Code, r.Stdout, r.Stderr)
 }
 
 // Run runs cmd and keeps what it did; a child that cannot start fails t.
@@ -286,10 +315,13 @@ type builtBinary struct {
 // Build runs `go ARGS[0] -o DIR/name ARGS[1:]...` once per name, with env added to
 // the environment, into the directory of Binary's copy, where every
 // identity can run it, and returns the path (or the build's error, each
-// time it is asked).
-func Build(t *testing.T, name string, env []string, args ...string) (string, error) {
-	t.Helper()
-	dir := filepath.Dir(Binary(t))
+// time it is asked). It needs no t, so TestMain can build too.
+func Build(name string, env []string, args ...string) (string, error) {
+	self, err := Copy()
+	if err != nil {
+		return "", err
+	}
+	dir := filepath.Dir(self)
 	builtMu.Lock()
 	defer builtMu.Unlock()
 	if b, ok := built[name]; ok {

@@ -61,6 +61,18 @@ func Accept(l net.Listener, hits *atomic.Int32) {
 	}
 }
 
+// Receive counts each datagram pc receives in hits, until pc closes: the
+// datagram twin of Accept.
+func Receive(pc net.PacketConn, hits *atomic.Int32) {
+	buf := make([]byte, 64)
+	for {
+		if _, _, err := pc.ReadFrom(buf); err != nil {
+			return
+		}
+		hits.Add(1)
+	}
+}
+
 // VictimAlive reports whether the Victim still runs.
 func (l *Listeners) VictimAlive() bool {
 	return l.Victim.Process.Signal(syscall.Signal(0)) == nil

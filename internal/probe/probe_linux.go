@@ -1,10 +1,16 @@
 //go:build linux
 
-// Package probe is the one probe of the real sandbox tests of landlock/
-// and alone/: a child restricted (or not, for the control run) tries
-// probes named "op:arg[:arg]" and prints "probe -> outcome" lines, which
-// the parent reads with Parse. Each probe is one raw system call or a few,
-// so nothing hops to another thread. Only tests import it.
+// Package probe is the one probe program of the real sandbox tests: a
+// test binary turns into it in a child that is restricted (or not, for the
+// control run), tries what the sandbox must stop, and prints the outcome
+// for the parent, which judges the effect from outside. landlock/ and
+// alone/ try probes named "op:arg[:arg]" and read "probe -> outcome" lines
+// with Parse; seccomp/ runs one named system call under a filter
+// (Syscall); e2e/ runs Attack inside the real zsandbox (a socket to reach,
+// a file to write, a process to kill or trace, a named system call, io_uring
+// and ptrace ways round the filter, a rename race). Each probe is one raw
+// system call or a few, so nothing hops to another thread. Only tests
+// import it.
 package probe
 
 import (
@@ -120,9 +126,12 @@ func tryIPC(op, a, b string) error {
 		_, err := os.Readlink(a)
 		return unwrapErrno(err)
 	case "tiocsti":
-		return tiocsti(a == "high")
+		if a == "high" {
+			return syscallProbes["tiocsti-high-bits"]()
+		}
+		return syscallProbes["tiocsti"]()
 	case "io_uring":
-		return ioUringSetup()
+		return syscallProbes["io_uring_setup"]()
 	case "chmod":
 		mode, _ := strconv.ParseUint(b, 8, 32)
 		return unix.Chmod(a, uint32(mode))
@@ -281,40 +290,6 @@ func ptraceAttach(pid string) error {
 	var ws unix.WaitStatus
 	unix.Wait4(p, &ws, unix.WALL, nil)
 	return unix.PtraceDetach(p)
-}
-
-// tiocsti makes a new pty this process's controlling terminal, as the
-// caller's terminal is for a sandboxed command, and pushes a byte into its
-// input. With high, the request number carries junk above its 32 bits,
-// which the kernel ignores and a filter comparing 64 bits would miss.
-func tiocsti(high bool) error {
-	unix.Setsid() // a session leader can take a controlling terminal
-	master, slave, err := newPty(0)
-	if err != nil {
-		return err
-	}
-	defer unix.Close(master)
-	defer unix.Close(slave)
-	unix.IoctlSetInt(slave, unix.TIOCSCTTY, 0)
-	req := uintptr(unix.TIOCSTI)
-	if high {
-		req |= 0xdead << 32
-	}
-	c := byte('#')
-	if _, _, errno := unix.Syscall(unix.SYS_IOCTL, uintptr(slave), req, uintptr(unsafe.Pointer(&c))); errno != 0 {
-		return errno
-	}
-	return nil
-}
-
-func ioUringSetup() error {
-	var params [120]byte // struct io_uring_params
-	fd, _, errno := unix.Syscall(unix.SYS_IO_URING_SETUP, 1, uintptr(unsafe.Pointer(&params[0])), 0)
-	if errno != 0 {
-		return errno
-	}
-	unix.Close(int(fd))
-	return nil
 }
 
 // mqOpen opens an existing POSIX message queue (name without the "/").

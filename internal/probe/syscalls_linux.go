@@ -36,16 +36,21 @@ const (
 // Syscall runs the probe name, under the filter on fd 3 when FilteredEnv
 // is "1", prints its outcome and returns the exit status for the child.
 func Syscall(name string) int {
-	probe, ok := syscallProbes[name]
-	if !ok {
-		fmt.Fprintf(os.Stderr, "unknown probe %q\n", name)
-		return 2
-	}
 	if os.Getenv(FilteredEnv) == "1" {
 		if err := installFromFD(3); err != nil {
 			fmt.Fprintf(os.Stderr, "install filter: %v\n", err)
 			return 2
 		}
+	}
+	return printSyscall(name)
+}
+
+// printSyscall runs the probe name and prints its outcome.
+func printSyscall(name string) int {
+	probe, ok := syscallProbes[name]
+	if !ok {
+		fmt.Fprintf(os.Stderr, "unknown probe %q\n", name)
+		return 2
 	}
 	fmt.Println(Outcome(probe()))
 	return 0
@@ -178,6 +183,11 @@ func withPTY(fn func(tty int) error) error {
 	// Closing the master of our controlling terminal hangs it up; the probe
 	// must live to print its outcome.
 	signal.Ignore(syscall.SIGHUP)
+	// Only a session leader can take a controlling terminal: a probe that
+	// is not one yet (a command under the Landlock-only backend, or run on
+	// the host as the control) starts its own session; one that leads its
+	// session already (under bwrap --new-session) fails here harmlessly.
+	unix.Setsid()
 	ptm, err := unix.Open("/dev/ptmx", unix.O_RDWR|unix.O_NOCTTY|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return setupError{fmt.Errorf("open /dev/ptmx: %w", err)}

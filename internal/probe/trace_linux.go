@@ -1,4 +1,4 @@
-package main
+package probe
 
 import (
 	"fmt"
@@ -11,9 +11,12 @@ import (
 // traced runs `attack args...` as a child this process traces with
 // PTRACE_O_TRACESECCOMP, letting every call the filter hands to a tracer
 // (SCMP_ACT_TRACE) run: the rule fails with ENOSYS only while nobody traces.
+// The child keeps this process's argv[0], by which a test binary knows
+// to be the attack program.
 func traced(args []string) error {
 	runtime.LockOSThread() // ptrace requests must come from the tracing thread
 	cmd := exec.Command("/proc/self/exe", args...)
+	cmd.Args[0] = os.Args[0]
 	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
 	cmd.SysProcAttr = &syscall.SysProcAttr{Ptrace: true}
 	if err := cmd.Start(); err != nil {
