@@ -6,6 +6,8 @@ package remote
 
 import (
 	"context"
+	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -41,7 +43,7 @@ func (p *Pregame) Argv() []string {
 func LoadPregame(kind string, given *Pregame, file string) (*Pregame, error) {
 	pre := given
 	if pre == nil && file != "" {
-		b, err := os.ReadFile(file)
+		b, err := readScript(file)
 		if err != nil {
 			return nil, contexts.Errorf(contexts.ErrUsage, "%s: --pregame: %v", kind, err)
 		}
@@ -51,6 +53,34 @@ func LoadPregame(kind string, given *Pregame, file string) (*Pregame, error) {
 		return nil, contexts.Errorf(contexts.ErrUsage, "%s: pregame name %q: want a plain file name", kind, pre.Name)
 	}
 	return pre, nil
+}
+
+// maxPregame bounds a pregame script: it is uploaded whole.
+const maxPregame = 16 << 20
+
+// readScript reads a regular file of at most maxPregame bytes. Opened
+// without blocking and checked on the descriptor, so a FIFO or a device
+// (/dev/zero) is refused instead of hanging or filling memory.
+func readScript(file string) ([]byte, error) {
+	f, err := os.OpenFile(file, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	switch {
+	case err != nil:
+		return nil, err
+	case !fi.Mode().IsRegular():
+		return nil, fmt.Errorf("%s is not a regular file", file)
+	case fi.Size() > maxPregame:
+		return nil, fmt.Errorf("%s is %d bytes, more than the %d a pregame script may have", file, fi.Size(), maxPregame)
+	}
+	b, err := io.ReadAll(io.LimitReader(f, maxPregame+1))
+	if err == nil && len(b) > maxPregame {
+		err = fmt.Errorf("%s grew past %d bytes while read", file, maxPregame)
+	}
+	return b, err
 }
 
 // PregameFailed is the error of a script that exited non-zero.
