@@ -118,10 +118,20 @@ func (ph *Placeholders) ensure(pr policy.Protected) error {
 		return nil // cannot be created: pinned instead (policy.Protected.Anchor)
 	}
 	if pr.Exists {
-		if isPlaceholder(pr.Path) {
+		fi, err := os.Lstat(pr.Path)
+		switch {
+		case err == nil && policy.IsPlaceholder(fi):
 			return ph.share(pr.Path)
+		case err == nil:
+			return nil
+		case !errors.Is(err, os.ErrNotExist):
+			return err
 		}
-		return nil
+		// Another run's placeholder, removed since the policy was
+		// resolved as that run ended. bwrap binds what is at the path
+		// when it opens it: a placeholder a third run made meanwhile
+		// would be bound without its lock, and removed (the mount with
+		// it) while this run goes on. Make one, or share that one.
 	}
 	dir, err := ph.mkdirs(pr.Root, filepath.Dir(pr.Path))
 	if err != nil {
