@@ -118,9 +118,9 @@ func (ph *Placeholders) ensure(pr policy.Protected) error {
 		return nil // cannot be created: pinned instead (policy.Protected.Anchor)
 	}
 	if pr.Exists {
-		fi, err := os.Lstat(pr.Path)
+		_, err := os.Lstat(pr.Path)
 		switch {
-		case err == nil && policy.IsPlaceholder(fi):
+		case err == nil && isPlaceholder(pr.Path):
 			return ph.share(pr.Path)
 		case err == nil:
 			return nil
@@ -327,10 +327,7 @@ func (ph *Placeholders) lock(f *os.File, path string) error {
 	return nil
 }
 
-func isPlaceholder(path string) bool {
-	fi, err := os.Lstat(path)
-	return err == nil && policy.IsPlaceholder(fi)
-}
+func isPlaceholder(path string) bool { return policy.PlaceholderAt(path) }
 
 // startGuard runs "zsandbox __guard ENTRY..." in its own session, holding
 // the locks. It cleans up when its stdin closes: when zsandbox closes it
