@@ -6,6 +6,7 @@
 package bwrap
 
 import (
+	"fmt"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -26,6 +27,16 @@ const (
 // MaxArgs is bubblewrap's limit on its arguments, those read through
 // --args included: a larger policy cannot be run by bwrap at all.
 const MaxArgs = 9000
+
+// TooLarge says why bwrap cannot take the plan (more arguments than
+// MaxArgs, counting the command and bwrap's own four), or "" when it can.
+// exec refuses such a plan before it makes any placeholder; explain says so.
+func (p Plan) TooLarge() string {
+	if n := len(p.Args) + len(p.Command) + 4; n > MaxArgs {
+		return fmt.Sprintf("the policy needs %d bwrap arguments, more than bubblewrap accepts (%d)", n, MaxArgs)
+	}
+	return ""
+}
 
 // Options are the parts of the plan that are not policy.
 type Options struct {

@@ -118,16 +118,30 @@ func (ph *Placeholders) ensure(pr policy.Protected) error {
 		return nil // cannot be created: pinned instead (policy.Protected.Anchor)
 	}
 	if pr.Exists {
-		if isPlaceholder(pr.Path) {
+		_, err := os.Lstat(pr.Path)
+		switch {
+		case err == nil && isPlaceholder(pr.Path):
 			return ph.share(pr.Path)
+		case err == nil:
+			return nil
+		case !errors.Is(err, os.ErrNotExist):
+			return err
 		}
-		return nil
+		// Another run's placeholder, removed since the policy was
+		// resolved as that run ended. bwrap binds what is at the path
+		// when it opens it: a placeholder a third run made meanwhile
+		// would be bound without its lock, and removed (the mount with
+		// it) while this run goes on. Make one, or share that one.
 	}
 	dir, err := ph.mkdirs(pr.Root, filepath.Dir(pr.Path))
 	if err != nil {
 		return err
 	}
-	f, err := createPlaceholder(dir, pr)
+	var f *os.File
+	err = lendWrite(dir, func() (err error) {
+		f, err = createPlaceholder(dir, pr)
+		return err
+	})
 	if errors.Is(err, os.ErrExist) {
 		return ph.share(pr.Path)
 	}
@@ -255,7 +269,7 @@ func (ph *Placeholders) mkdirs(root, dir string) (*os.File, error) {
 			continue
 		}
 		cur = filepath.Join(cur, part)
-		err := unix.Mkdirat(int(d.Fd()), part, 0o755)
+		err := lendWrite(d, func() error { return unix.Mkdirat(int(d.Fd()), part, 0o755) })
 		if err == nil {
 			ph.entries = append(ph.entries, "d:"+cur)
 		}
@@ -317,10 +331,7 @@ func (ph *Placeholders) lock(f *os.File, path string) error {
 	return nil
 }
 
-func isPlaceholder(path string) bool {
-	fi, err := os.Lstat(path)
-	return err == nil && policy.IsPlaceholder(fi)
-}
+func isPlaceholder(path string) bool { return policy.PlaceholderAt(path) }
 
 // startGuard runs "zsandbox __guard ENTRY..." in its own session, holding
 // the locks. It cleans up when its stdin closes: when zsandbox closes it
@@ -551,16 +562,24 @@ func unlinkIn(path string, flags int) error {
 // unlinkAt is unlinkat(2) in dir, lending the directory u+w when the
 // command took it away.
 func unlinkAt(d *os.File, base string, flags int) error {
-	dir := int(d.Fd())
-	err := unix.Unlinkat(dir, base, flags)
-	if err != unix.EACCES && err != unix.EPERM {
+	return lendWrite(d, func() error { return unix.Unlinkat(int(d.Fd()), base, flags) })
+}
+
+// lendWrite runs op, which writes in the directory d. If the caller's
+// own directory has no write permission (chmod 555 ~/.config; the command
+// could chmod it back and create what it likes), it is lent u+w for op
+// and then restored.
+func lendWrite(d *os.File, op func() error) error {
+	err := op()
+	if !errors.Is(err, unix.EACCES) && !errors.Is(err, unix.EPERM) {
 		return err
 	}
+	dir := int(d.Fd())
 	var st unix.Stat_t
 	if unix.Fstat(dir, &st) != nil || unix.Fchmod(dir, st.Mode&0o7777|0o300) != nil {
 		return err
 	}
-	err = unix.Unlinkat(dir, base, flags)
+	err = op()
 	unix.Fchmod(dir, st.Mode&0o7777)
 	return err
 }

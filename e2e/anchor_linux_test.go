@@ -95,3 +95,41 @@ func withHome(env []string, home string) []string {
 	}
 	return append(out, "HOME="+home)
 }
+
+// TestUnwritableOwnDirGetsPlaceholders (red team rt13): a ~/.config the
+// caller owns but made read-only (chmod 555) is no anchor: the command
+// could chmod it back and create git's global config, so explain says a
+// placeholder keeps ~/.config/git from being created. exec could not make
+// one there and refused to run at all (127). It must run, keep the plant
+// out, and leave ~/.config as it found it.
+func TestUnwritableOwnDirGetsPlaceholders(t *testing.T) {
+	each(t, func(t *testing.T, e *env) {
+		cfg := filepath.Join(e.home, ".config")
+		if err := os.Chmod(cfg, 0o555); err != nil {
+			t.Fatal(err)
+		}
+		before := snapshot(t, cfg)
+		ex := e.runIn(e.home, nil, "explain")
+		if !strings.Contains(ex.stdout+ex.stderr, filepath.Join(cfg, "git")+"  (home start-up, in "+e.home+"; does not exist; a placeholder keeps it from being created)") {
+			t.Fatalf("explain does not say a placeholder keeps ~/.config/git\n%s", ex)
+		}
+		marker := filepath.Join(e.outside, "fsmonitor-ran")
+		r := e.runIn(e.home, nil, "exec", "--", "sh", "-c", "echo ran; chmod u+w .config; mkdir -p .config/git && "+
+			"printf '[core]\\n\\tfsmonitor = touch "+marker+"\\n' > .config/git/config")
+		mustFail(t, r, "planting git's global config in a chmod-555 ~/.config")
+		if !strings.Contains(r.stdout, "ran") {
+			t.Errorf("exec did not run what explain describes\n%s", r)
+		}
+		harness.MustNotExist(t, filepath.Join(cfg, "git", "config"))
+		os.Chmod(cfg, 0o555) // the command's chmod stays, as it may
+		assertSameTree(t, before, snapshot(t, cfg), "after the run")
+		repo := filepath.Join(e.outside, "repo")
+		e.mkdir(repo)
+		for _, args := range [][]string{{"init", "-q"}, {"status", "--short"}} {
+			git := exec.Command("git", append([]string{"-C", repo}, args...)...)
+			git.Env = withHome(os.Environ(), e.home)
+			git.CombinedOutput()
+		}
+		harness.MustNotExist(t, marker)
+	})
+}

@@ -333,18 +333,20 @@ func TestForeignCheckoutRuns(t *testing.T) {
 }
 
 // TestFailedStartLeavesNothing: when a placeholder cannot be made (as the
-// user: a ~/.config it owns but made read-only, so the command could chmod
-// it back and is not spared the protection), zsandbox refuses to run (127)
-// and removes the placeholders it had made already; as root it runs. The
-// home is as it was either way.
+// user: a ~/.config/systemd it owns but made unreadable, chmod 000, so the
+// command could chmod it back and is not spared the protection of
+// ~/.config/systemd/user; zsandbox lends write permission, not read),
+// zsandbox refuses to run (127) and removes the placeholders it had made
+// already; as root it runs. The home is as it was either way.
 func TestFailedStartLeavesNothing(t *testing.T) {
 	each(t, func(t *testing.T, e *env) {
 		cfg := filepath.Join(e.home, ".config")
 		os.RemoveAll(filepath.Join(cfg, "zsandbox"))
 		os.RemoveAll(filepath.Join(cfg, "gcloud"))
+		e.mkdir(filepath.Join(cfg, "systemd"))
 		e.chownAll()
-		os.Chmod(cfg, 0o555)
-		defer os.Chmod(cfg, 0o755)
+		os.Chmod(filepath.Join(cfg, "systemd"), 0o000)
+		defer os.Chmod(filepath.Join(cfg, "systemd"), 0o755)
 		before := snapshot(t, e.home)
 		r := e.runIn(e.home, nil, "exec", "--", "true")
 		if e.id.UID != 0 && (r.Code != 127 || !strings.Contains(r.Stderr, "the command did not run")) {

@@ -179,7 +179,8 @@ func TestStrayGitInTmpdirDoesNotBreakRuns(t *testing.T) {
 // project top with its config placeholders, are more than bwrap accepts;
 // the placeholders were made first, the guard could not start to remove
 // them, and they stayed in every root. The size is checked before any
-// placeholder is made: exit 2 and nothing left.
+// placeholder is made: exit 2 and nothing left. explain printed the plan
+// as if exec would run it (red team rt13): it says exec refuses it.
 func TestOversizedPolicyLeavesNothing(t *testing.T) {
 	each(t, func(t *testing.T, e *env) {
 		args := []string{"exec"}
@@ -197,6 +198,10 @@ func TestOversizedPolicyLeavesNothing(t *testing.T) {
 		}
 		assertSameTree(t, before, snapshot(t, many), "the named roots")
 		assertSameTree(t, proj, snapshot(t, e.proj), "the cwd")
+		ex := e.run(append([]string{"explain"}, args[1:]...)...)
+		if !strings.Contains(ex.stdout, "more than bubblewrap accepts") || !strings.Contains(ex.stdout, "exec refuses it (exit 2)") {
+			t.Errorf("explain does not say exec refuses the policy\n%.300s", ex.stderr)
+		}
 	})
 }
 

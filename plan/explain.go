@@ -112,6 +112,9 @@ func (pl Plan) Text(w io.Writer) {
 		fmt.Fprintf(w, "not enforced: %s\n", g)
 	}
 	fmt.Fprintf(w, "seccomp: %s profile%s\n", pl.Seccomp.Profile, pl.Seccomp.socketsText())
+	if msg := pl.Bwrap.TooLarge(); pl.Backend == Bwrap && msg != "" {
+		fmt.Fprintf(w, "not run: %s; exec refuses it (exit 2)\n", msg)
+	}
 }
 
 func orNone(s string) string {

@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"io"
 	"os"
 	"time"
 )
@@ -22,4 +23,26 @@ func IsPlaceholder(fi os.FileInfo) bool {
 		return fi.Mode().Perm() == 0o555
 	}
 	return fi.Mode().IsRegular() && fi.Size() <= 2 && fi.Mode().Perm() == 0o444
+}
+
+// PlaceholderAt reports whether path is such a placeholder. A directory
+// one is empty too: a real directory can carry the mark (extracted from
+// an archive made with mtime 0, then made read-only), and taken for a
+// placeholder a credentials directory was left unmasked, and the guard
+// asked the user to remove it.
+func PlaceholderAt(path string) bool {
+	fi, err := os.Lstat(path)
+	if err != nil || !IsPlaceholder(fi) {
+		return false
+	}
+	if !fi.IsDir() {
+		return true
+	}
+	d, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer d.Close()
+	_, err = d.Readdirnames(1)
+	return err == io.EOF
 }

@@ -260,7 +260,7 @@ func hiddenFact(r resolved) Hidden {
 	if r.exists {
 		// A placeholder another run put there is not a secret to mask: it
 		// is taken as missing, so this run shares it under its lock.
-		if fi, err := os.Lstat(r.path); err == nil && IsPlaceholder(fi) {
+		if PlaceholderAt(r.path) {
 			return Hidden{Path: r.path}
 		}
 	}

@@ -59,8 +59,8 @@ func Exec(pl plan.Plan, hints bool) error {
 	// Before any placeholder is made: a policy bwrap cannot take must
 	// leave nothing behind (with thousands of roots, each holding project
 	// config, the guard could not even start to remove them).
-	if n := len(pl.Bwrap.Args) + len(pl.Bwrap.Command) + 4; n > bwrap.MaxArgs {
-		return exit.Usagef("the policy needs %d bwrap arguments, more than bubblewrap accepts (%d): use fewer --writable/--hide paths (for example a common parent)", n, bwrap.MaxArgs)
+	if msg := pl.Bwrap.TooLarge(); msg != "" {
+		return exit.Usagef("%s: use fewer --writable/--hide paths (for example a common parent)", msg)
 	}
 	// Before any process starts (the placeholder guard included), so no
 	// descriptor zsandbox inherited reaches one.
