@@ -110,14 +110,14 @@ func TestUnwritableOwnDirGetsPlaceholders(t *testing.T) {
 		}
 		before := snapshot(t, cfg)
 		ex := e.runIn(e.home, nil, "explain")
-		if !strings.Contains(ex.stdout+ex.stderr, filepath.Join(cfg, "git")+"  (home start-up, in "+e.home+"; does not exist; a placeholder keeps it from being created)") {
+		if !strings.Contains(ex.Stdout+ex.Stderr, filepath.Join(cfg, "git")+"  (home start-up, in "+e.home+"; does not exist; a placeholder keeps it from being created)") {
 			t.Fatalf("explain does not say a placeholder keeps ~/.config/git\n%s", ex)
 		}
 		marker := filepath.Join(e.outside, "fsmonitor-ran")
 		r := e.runIn(e.home, nil, "exec", "--", "sh", "-c", "echo ran; chmod u+w .config; mkdir -p .config/git && "+
 			"printf '[core]\\n\\tfsmonitor = touch "+marker+"\\n' > .config/git/config")
 		mustFail(t, r, "planting git's global config in a chmod-555 ~/.config")
-		if !strings.Contains(r.stdout, "ran") {
+		if !strings.Contains(r.Stdout, "ran") {
 			t.Errorf("exec did not run what explain describes\n%s", r)
 		}
 		harness.MustNotExist(t, filepath.Join(cfg, "git", "config"))

@@ -36,7 +36,7 @@ func TestRealDirectoryWithPlaceholderMark(t *testing.T) {
 				r := e.runIn(dir, nil, "exec", "--", "cat", filepath.Join(aws, "credentials"))
 				mustFail(t, r, "reading ~/.aws/credentials")
 				assertNoSecret(t, e, r, "reading ~/.aws/credentials")
-				if strings.Contains(r.stderr, "remove it by hand") {
+				if strings.Contains(r.Stderr, "remove it by hand") {
 					t.Errorf("zsandbox took ~/.aws for its placeholder\n%s", r)
 				}
 				if b, err := os.ReadFile(filepath.Join(aws, "credentials")); err != nil || !strings.Contains(string(b), e.secret) {

@@ -136,7 +136,7 @@ func lockedPlaceholder(t *testing.T, e *env, path string) *os.File {
 		t.Fatal(err)
 	}
 	os.Chmod(path, 0o444)
-	os.Lchown(path, e.id.uid, e.id.gid)
+	os.Lchown(path, e.id.UID, e.id.GID)
 	if err := os.Chtimes(path, policy.PlaceholderTime, policy.PlaceholderTime); err != nil {
 		t.Fatal(err)
 	}

@@ -199,8 +199,8 @@ func TestOversizedPolicyLeavesNothing(t *testing.T) {
 		assertSameTree(t, before, snapshot(t, many), "the named roots")
 		assertSameTree(t, proj, snapshot(t, e.proj), "the cwd")
 		ex := e.run(append([]string{"explain"}, args[1:]...)...)
-		if !strings.Contains(ex.stdout, "more than bubblewrap accepts") || !strings.Contains(ex.stdout, "exec refuses it (exit 2)") {
-			t.Errorf("explain does not say exec refuses the policy\n%.300s", ex.stderr)
+		if !strings.Contains(ex.Stdout, "more than bubblewrap accepts") || !strings.Contains(ex.Stdout, "exec refuses it (exit 2)") {
+			t.Errorf("explain does not say exec refuses the policy\n%.300s", ex.Stderr)
 		}
 	})
 }
